@@ -1,0 +1,2 @@
+/// Placeholder until the pool lands.
+enum PostgresPlaceholder {}

@@ -1,0 +1,3 @@
+import Testing
+@testable import Postgres
+@Test func placeholder() { #expect(Bool(true)) }

@@ -1,0 +1,3 @@
+import Testing
+@testable import Redis
+@Test func placeholder() { #expect(Bool(true)) }
