@@ -1,0 +1,161 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// A pooled client of one service, over all of that service's endpoints.
+///
+/// `run()` (a `Service`) keeps `connectionsPerAddress` authenticated connections to every
+/// address the endpoints resolve to, reconnecting with backoff and re-resolving names
+/// periodically. `call` picks a healthy connection round robin and retries on another one
+/// only when that is safe: the request never left, or the caller marked the call idempotent.
+public final class RPCClient: Service, Sendable {
+    /// Client settings; every field but the endpoints and token has a default.
+    public struct Configuration: Sendable {
+        /// Where the service listens; a DNS name stands for all its addresses.
+        public var endpoints: [RPCEndpoint]
+        /// The called service's name, for messages and logs.
+        public var serviceName: String
+        /// Our own name, sent in `hello`.
+        public var callerName: String
+        /// The shared `SERVICE_TOKEN`.
+        public var serviceToken: String
+        public var connectionsPerAddress: Int = 2
+        /// Deadline of a call that sets none.
+        public var callTimeout: Duration = .seconds(5)
+        public var connectTimeout: Duration = .seconds(2)
+        public var minimumBackoff: Duration = .milliseconds(50)
+        public var maximumBackoff: Duration = .seconds(5)
+        /// How often DNS names are resolved again.
+        public var resolveInterval: Duration = .seconds(10)
+        public var maximumFrameSize: Int = 1 << 20
+        /// Most connections tried by one call before it gives up.
+        public var maximumAttempts: Int = 4
+
+        public init(endpoints: [RPCEndpoint], serviceName: String, callerName: String, serviceToken: String) {
+            self.endpoints = endpoints
+            self.serviceName = serviceName
+            self.callerName = callerName
+            self.serviceToken = serviceToken
+        }
+    }
+
+    /// How one call behaves.
+    public struct CallOptions: Sendable {
+        /// How long to wait; the configuration's `callTimeout` when nil.
+        public var timeout: Duration?
+        /// Whether running the call twice is harmless; only then is a call that may have
+        /// reached a server retried on another one.
+        public var idempotent: Bool
+        /// Passed to the server for its logs.
+        public var requestID: String?
+
+        public init(timeout: Duration? = nil, idempotent: Bool = false, requestID: String? = nil) {
+            self.timeout = timeout
+            self.idempotent = idempotent
+            self.requestID = requestID
+        }
+    }
+
+    /// One wanted connection to one address; its task keeps it open.
+    struct Slot: Hashable {
+        var address: String
+        var index: Int
+    }
+
+    struct State {
+        var healthy: [RPCClientConnection] = []
+        var next = 0
+        var wanted: Set<Slot> = []
+        var live: [Slot: RPCClientConnection] = [:]
+        var addresses: [String: SocketAddress] = [:]
+    }
+
+    public let configuration: Configuration
+    let logger: Logger
+    let eventLoopGroup: MultiThreadedEventLoopGroup
+    let state = Mutex(State())
+
+    public init(configuration: Configuration, logger: Logger, eventLoopGroup: MultiThreadedEventLoopGroup = .singleton) {
+        self.configuration = configuration
+        var logger = logger
+        logger[metadataKey: "rpc.service"] = "\(configuration.serviceName)"
+        self.logger = logger
+        self.eventLoopGroup = eventLoopGroup
+    }
+
+    /// The number of connections ready for calls.
+    public var healthyConnectionCount: Int {
+        self.state.withLock { $0.healthy.count }
+    }
+
+    /// Calls `method` and decodes its result; throws `RPCError`.
+    public func call<Params: Encodable & Sendable, Result: Decodable & Sendable>(
+        _ method: String, _ params: Params, as resultType: Result.Type = Result.self, options: CallOptions = CallOptions()
+    ) async throws -> Result {
+        let deadline = ContinuousClock.now + (options.timeout ?? self.configuration.callTimeout)
+        var tried: Set<ObjectIdentifier> = []
+        var lastError: RPCError?
+        while tried.count < self.configuration.maximumAttempts {
+            guard let connection = try await self.connection(excluding: tried, until: deadline) else { break }
+            tried.insert(ObjectIdentifier(connection))
+            let response: RPCResponse
+            do {
+                response = try await connection.send(method, params, deadline: deadline, requestID: options.requestID)
+            } catch RPCCallFailure.notSent {
+                lastError = self.unavailable("could not send to")
+                continue
+            } catch RPCCallFailure.connectionLost {
+                lastError = self.unavailable("lost the connection to")
+                if options.idempotent { continue }
+                break
+            } catch RPCCallFailure.deadlineExceeded {
+                throw RPCError(.deadlineExceeded, "\(self.configuration.serviceName) did not answer \(method) in time")
+            }
+            if let error = response.error {
+                if options.idempotent, error.retryable, error.code != .deadlineExceeded {
+                    lastError = error
+                    continue
+                }
+                throw error
+            }
+            do {
+                return try JSONDecoder().decode(ResultBody<Result>.self, from: response.frame).result
+            } catch {
+                self.logger.error("Undecodable result", metadata: ["rpc.method": "\(method)", "error": "\(error)"])
+                throw RPCError.internalError
+            }
+        }
+        throw lastError ?? self.unavailable("no connection to")
+    }
+
+    private func unavailable(_ what: String) -> RPCError {
+        RPCError(.serviceUnavailable, "The service is unavailable (\(what) \(self.configuration.serviceName))", retryable: true)
+    }
+
+    /// The next healthy connection not yet tried by this call, round robin; waits for one while
+    /// none is healthy, until the deadline. Nil when every healthy one was tried.
+    private func connection(excluding tried: Set<ObjectIdentifier>, until deadline: ContinuousClock.Instant) async throws -> RPCClientConnection? {
+        while true {
+            let pick: RPCClientConnection?? = self.state.withLock { state in
+                if state.healthy.isEmpty { return .some(nil) }
+                for _ in 0..<state.healthy.count {
+                    state.next = (state.next + 1) % state.healthy.count
+                    let candidate = state.healthy[state.next]
+                    if !tried.contains(ObjectIdentifier(candidate)) { return candidate }
+                }
+                return nil
+            }
+            switch pick {
+            case .some(.some(let connection)): return connection
+            case .none: return nil
+            case .some(.none):
+                guard ContinuousClock.now < deadline else { return nil }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOPosix
+import Synchronization
+
+/// One authenticated TCP connection to one server address, carrying many calls at once.
+final class RPCClientConnection: Sendable {
+    let channel: any Channel
+    let address: SocketAddress
+    private let nextID = Atomic<UInt64>(1)
+
+    private init(channel: any Channel, address: SocketAddress) {
+        self.channel = channel
+        self.address = address
+    }
+
+    /// Connects to `address` and completes the `hello` handshake; throws `RPCError` when the
+    /// server refuses us.
+    static func connect(
+        to address: SocketAddress,
+        configuration: RPCClient.Configuration,
+        eventLoopGroup: MultiThreadedEventLoopGroup
+    ) async throws -> RPCClientConnection {
+        let maximumFrameSize = configuration.maximumFrameSize
+        let channel = try await ClientBootstrap(group: eventLoopGroup)
+            .connectTimeout(.nanoseconds(Int64(configuration.connectTimeout.milliseconds * 1_000_000)))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addRPCFraming(maximumFrameSize: maximumFrameSize)
+                    try channel.pipeline.syncOperations.addHandler(RPCClientHandler())
+                }
+            }
+            .connect(to: address).get()
+        let connection = RPCClientConnection(channel: channel, address: address)
+        do {
+            let hello = Hello.Params(service: configuration.callerName, token: configuration.serviceToken)
+            let response = try await connection.send(
+                Hello.method, hello, deadline: .now + configuration.connectTimeout, requestID: nil)
+            if let error = response.error { throw error }
+        } catch {
+            channel.close(promise: nil)
+            throw error
+        }
+        return connection
+    }
+
+    /// Sends one request and waits for its response frame, or an `RPCCallFailure`.
+    func send<Params: Encodable & Sendable>(
+        _ method: String, _ params: Params, deadline: ContinuousClock.Instant, requestID: String?
+    ) async throws -> RPCResponse {
+        let remaining = deadline - .now
+        guard remaining > .zero else { throw RPCCallFailure.deadlineExceeded }
+        let id = self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        let envelope = RequestEnvelope(
+            id: id, method: method, params: params,
+            deadlineMs: UInt64(max(1, remaining.milliseconds.rounded(.up))), requestID: requestID)
+        let frame: ByteBuffer
+        do {
+            frame = try JSONEncoder().encodeAsByteBuffer(envelope, allocator: self.channel.allocator)
+        } catch {
+            throw RPCError.badRequest("Parameters of \(method) cannot be encoded")
+        }
+        let promise = self.channel.eventLoop.makePromise(of: RPCResponse.self)
+        let nanoseconds = Int64(remaining.milliseconds * 1_000_000)
+        let call = RPCOutboundCall(id: id, frame: frame, promise: promise, deadline: .now() + .nanoseconds(nanoseconds))
+        self.channel.writeAndFlush(call).whenFailure { _ in
+            promise.fail(RPCCallFailure.notSent)
+        }
+        return try await promise.futureResult.get()
+    }
+
+    var isActive: Bool { self.channel.isActive }
+
+    func close() {
+        self.channel.close(promise: nil)
+    }
+}

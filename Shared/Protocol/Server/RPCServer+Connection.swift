@@ -1,0 +1,143 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+
+extension RPCServer {
+    /// Serves one connection until the peer closes it, it breaks, or the server drains.
+    /// Errors end this connection only.
+    func serve(_ connection: Connection) async {
+        let channel = connection.channel
+        self.track(channel)
+        defer { self.untrack(channel) }
+        var logger = self.logger
+        logger[metadataKey: "rpc.peer"] = "\(channel.remoteAddress?.description ?? "?")"
+        do {
+            try await connection.executeThenClose { inbound, outbound in
+                var frames = inbound.makeAsyncIterator()
+                do {
+                    guard let first = try await frames.next() else { return }
+                    let (reply, caller) = self.handshake(first)
+                    try await outbound.write(reply)
+                    guard let caller else {
+                        logger.warning("Refused a connection without a valid hello")
+                        return
+                    }
+                    logger[metadataKey: "rpc.caller"] = "\(caller)"
+                    let connectionLogger = logger
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        var running = 0
+                        while let frame = try await frames.next() {
+                            if running >= self.configuration.maximumConcurrentRequestsPerConnection {
+                                try await group.next()
+                                running -= 1
+                            }
+                            running += 1
+                            group.addTask {
+                                let response = await self.respond(to: frame, caller: caller, logger: connectionLogger)
+                                try? await outbound.write(response)
+                            }
+                        }
+                    }
+                } catch let error as RPCFrameError {
+                    logger.warning("Closing connection", metadata: ["error": "\(error)"])
+                    let reply = RPCRouter.encodeError(
+                        RPCError(.frameTooLarge, "Frame exceeds \(self.configuration.maximumFrameSize) bytes"), id: 0)
+                    try? await outbound.write(reply)
+                }
+            }
+        } catch {
+            logger.debug("Connection ended", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Checks the first frame: it must be a `hello` with the service token (compared in
+    /// constant time) and a protocol version we speak. Returns the reply and, when accepted,
+    /// the caller's name.
+    func handshake(_ frame: ByteBuffer) -> (ByteBuffer, String?) {
+        let decoder = JSONDecoder()
+        let header = try? decoder.decode(RequestHeader.self, from: frame)
+        let id = header?.id ?? 0
+        guard header?.method == Hello.method,
+            let params = try? decoder.decode(ParamsEnvelope<Hello.Params>.self, from: frame).params,
+            constantTimeEquals(params.token, self.configuration.serviceToken)
+        else {
+            return (RPCRouter.encodeError(RPCError(.unauthenticated, "Send a hello with a valid service token first"), id: id), nil)
+        }
+        guard params.protocol == rpcProtocolVersion else {
+            return (RPCRouter.encodeError(RPCError(.unauthenticated, "Unsupported protocol version \(params.protocol)"), id: id), nil)
+        }
+        let result = Hello.Result(
+            service: self.configuration.serviceName, version: self.configuration.serviceVersion,
+            protocol: rpcProtocolVersion, methods: [Hello.method] + self.router.methods)
+        let reply = (try? JSONEncoder().encodeAsByteBuffer(ResultEnvelope(id: id, result: result), allocator: RPCRouter.allocator))
+            ?? RPCRouter.encodeError(.internalError, id: id)
+        return (reply, params.service)
+    }
+
+    /// Answers one request frame; never throws, every failure becomes an error response.
+    func respond(to frame: ByteBuffer, caller: String, logger: Logger) async -> ByteBuffer {
+        let header: RequestHeader
+        do {
+            header = try JSONDecoder().decode(RequestHeader.self, from: frame)
+        } catch {
+            return RPCRouter.encodeError(.badRequest("Malformed request: \(RPCRouter.describe(decodingError: error))"), id: Self.bestEffortID(frame))
+        }
+        guard header.v == nil || header.v == rpcProtocolVersion else {
+            return RPCRouter.encodeError(.badRequest("Unsupported envelope version"), id: header.id)
+        }
+        if header.method == Hello.method {
+            return self.handshake(frame).0
+        }
+        guard let handler = self.router.handlers[header.method] else {
+            return RPCRouter.encodeError(RPCError(.methodNotFound, "Unknown method \(header.method)"), id: header.id)
+        }
+        var deadline: ContinuousClock.Instant?
+        if let milliseconds = header.deadlineMs {
+            guard milliseconds > 0 else {
+                return RPCRouter.encodeError(RPCError(.deadlineExceeded, "Deadline already passed"), id: header.id)
+            }
+            deadline = .now + .milliseconds(Int64(clamping: milliseconds))
+        }
+        var logger = logger
+        logger[metadataKey: "rpc.method"] = "\(header.method)"
+        if let requestID = header.requestID {
+            logger[metadataKey: "request.id"] = "\(requestID)"
+        }
+        let context = RPCRequestContext(
+            method: header.method, requestID: header.requestID, caller: caller, deadline: deadline, logger: logger)
+        let start = ContinuousClock.now
+        let response = await handler(frame, header.id, context)
+        if logger.logLevel <= .debug {
+            logger.debug("RPC handled", metadata: ["rpc.duration_ms": "\((ContinuousClock.now - start).milliseconds)"])
+        }
+        return response
+    }
+
+    /// The request id of a frame that did not decode as a request, if it has one; else 0.
+    static func bestEffortID(_ frame: ByteBuffer) -> UInt64 {
+        struct IDOnly: Decodable { var id: UInt64 }
+        return (try? JSONDecoder().decode(IDOnly.self, from: frame).id) ?? 0
+    }
+}
+
+/// Compares two secrets in time that depends only on their lengths, not on where they differ.
+public func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
+    let a = Array(lhs.utf8)
+    let b = Array(rhs.utf8)
+    var difference = UInt8(truncatingIfNeeded: a.count ^ b.count) | (a.count == b.count ? 0 : 1)
+    for index in 0..<max(a.count, b.count) {
+        let x = index < a.count ? a[index] : 0
+        let y = index < b.count ? b[index] : 0
+        difference |= x ^ y
+    }
+    return difference == 0
+}
+
+extension Duration {
+    /// The duration in milliseconds, with fractions.
+    public var milliseconds: Double {
+        let (seconds, attoseconds) = self.components
+        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+    }
+}

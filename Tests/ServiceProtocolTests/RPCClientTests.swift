@@ -1,0 +1,116 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import ServiceProtocol
+
+@Suite struct RPCClientTests {
+    @Test func hundredConcurrentCallsOnOneConnectionAreMatchedOutOfOrder() async throws {
+        let completionOrder = Recorder()
+        try await withServer { server in
+            var configuration = clientConfiguration(ports: [server.port])
+            configuration.connectionsPerAddress = 1
+            try await RPCClient.withClient(configuration: configuration, logger: .init(label: "t")) { client in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for value in 0..<100 {
+                        group.addTask {
+                            // Later requests answer sooner, so responses come back in reverse.
+                            let echo = try await client.call("test.echo", Echo(value: value, delayMs: (100 - value) * 3), as: Echo.self)
+                            #expect(echo.value == value)
+                            await completionOrder.append(echo.value)
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                #expect(client.healthyConnectionCount == 1)
+            }
+        }
+        let order = await completionOrder.values
+        #expect(order.count == 100)
+        #expect(Set(order) == Set(0..<100))
+        #expect(order != order.sorted(), "responses should complete out of request order")
+    }
+
+    @Test func callsSucceedWithOneOfTwoEndpointsDown() async throws {
+        // A port with nothing listening stands for the endpoint that is down.
+        let downPort = try await withServer { $0.port }
+        try await withServer { server in
+            let configuration = clientConfiguration(ports: [downPort, server.port])
+            try await RPCClient.withClient(configuration: configuration, logger: .init(label: "t")) { client in
+                for value in 0..<50 {
+                    let echo = try await client.call("test.echo", Echo(value: value), as: Echo.self)
+                    #expect(echo.value == value)
+                }
+            }
+        }
+    }
+
+    @Test func idempotentCallsMoveToTheOtherEndpointWhenOneStops() async throws {
+        try await withServer { survivor in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                var configuration = RPCServer.Configuration(serviceName: "test", serviceToken: testToken)
+                configuration.port = 0
+                let victim = try await RPCServer.bind(configuration: configuration, router: testRouter(), logger: Logger(label: "victim"))
+                group.addTask { try await victim.run() }
+                let clientConfiguration = clientConfiguration(ports: [victim.port, survivor.port])
+                try await RPCClient.withClient(configuration: clientConfiguration, logger: .init(label: "t")) { client in
+                    while client.healthyConnectionCount < 4 { try await Task.sleep(for: .milliseconds(10)) }
+                    victim.shutdown()
+                    group.cancelAll()
+                    let options = RPCClient.CallOptions(idempotent: true)
+                    for value in 0..<50 {
+                        #expect(try await client.call("test.echo", Echo(value: value), as: Echo.self, options: options).value == value)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func deadlineExpiresWhenTheServerIsSlow() async throws {
+        try await withServer { server in
+            try await RPCClient.withClient(configuration: clientConfiguration(ports: [server.port]), logger: .init(label: "t")) { client in
+                let start = ContinuousClock.now
+                let error = await #expect(throws: RPCError.self) {
+                    try await client.call(
+                        "test.echo", Echo(value: 1, delayMs: 2000), as: Echo.self,
+                        options: .init(timeout: .milliseconds(100)))
+                }
+                #expect(error?.code == .deadlineExceeded)
+                #expect(ContinuousClock.now - start < .seconds(1))
+                // The connection is still usable afterwards.
+                let echo = try await client.call("test.echo", Echo(value: 2), as: Echo.self)
+                #expect(echo.value == 2)
+            }
+        }
+    }
+
+    @Test func wrongTokenMeansNoHealthyConnectionAndServiceUnavailable() async throws {
+        try await withServer { server in
+            let configuration = clientConfiguration(ports: [server.port], token: "not-the-token")
+            try await RPCClient.withClient(configuration: configuration, logger: .init(label: "t")) { client in
+                let error = await #expect(throws: RPCError.self) {
+                    try await client.call("test.echo", Echo(value: 1), as: Echo.self, options: .init(timeout: .milliseconds(300)))
+                }
+                #expect(error?.code == .serviceUnavailable)
+                #expect(client.healthyConnectionCount == 0)
+            }
+        }
+    }
+
+    @Test func clientReconnectsWhenTheServerComesBack() async throws {
+        let port = try await withServer { $0.port }
+        let configuration = clientConfiguration(ports: [port])
+        try await RPCClient.withClient(configuration: configuration, logger: .init(label: "t")) { client in
+            try await withServer(configure: { $0.port = port }) { _ in
+                let echo = try await client.call("test.echo", Echo(value: 3), as: Echo.self)
+                #expect(echo.value == 3)
+            }
+        }
+    }
+}
+
+/// Collects values from concurrent tasks in the order they arrive.
+actor Recorder {
+    private(set) var values: [Int] = []
+    func append(_ value: Int) { self.values.append(value) }
+}
