@@ -1,58 +1,88 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+let nio = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+
 let package = Package(
     name: "latchkey",
     platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "identity", targets: ["identity"]),
+        .executable(name: "tokens", targets: ["tokens"]),
+        .executable(name: "content-state", targets: ["content-state"]),
+        .executable(name: "gateway", targets: ["gateway"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
+        // C libraries.
         .systemLibrary(
             name: "CLibPQ", path: "Shared/CLibs/CLibPQ", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
         .systemLibrary(
             name: "CHiredis", path: "Shared/CLibs/CHiredis", pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]),
-        .target(
-            name: "Postgres",
-            dependencies: [
-                "CLibPQ",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Shared/Postgres"),
-        .target(
-            name: "Redis",
-            dependencies: [
-                "CHiredis",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Shared/Redis"),
+
+        // Shared libraries.
         .target(
             name: "ServiceProtocol",
             dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                nio, nioPosix, logging, lifecycle,
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Shared/Protocol"),
+        .target(name: "Postgres", dependencies: ["CLibPQ", nio, nioPosix, logging], path: "Shared/Postgres"),
+        .target(name: "Redis", dependencies: ["CHiredis", nio, nioPosix, logging], path: "Shared/Redis"),
+        .target(
+            name: "ServiceKit",
+            dependencies: ["ServiceProtocol", "Postgres", "Redis", nio, nioPosix, logging, lifecycle],
+            path: "Shared/ServiceKit"),
+
+        // Services: a library with the logic and a thin executable each.
+        .target(name: "IdentityService", dependencies: ["ServiceKit"], path: "Services/identity/Sources/IdentityService"),
+        .executableTarget(name: "identity", dependencies: ["IdentityService", "ServiceKit"], path: "Services/identity/Sources/identity"),
+        .target(name: "TokenService", dependencies: ["ServiceKit"], path: "Services/tokens/Sources/TokenService"),
+        .executableTarget(name: "tokens", dependencies: ["TokenService", "ServiceKit"], path: "Services/tokens/Sources/tokens"),
+        .target(
+            name: "ContentStateService", dependencies: ["ServiceKit"],
+            path: "Services/content-state/Sources/ContentStateService"),
+        .executableTarget(
+            name: "content-state", dependencies: ["ContentStateService", "ServiceKit"],
+            path: "Services/content-state/Sources/content-state"),
+        .target(
+            name: "Gateway",
+            dependencies: ["ServiceKit", .product(name: "Hummingbird", package: "hummingbird")],
+            path: "Services/gateway/Sources/Gateway"),
+        .executableTarget(name: "gateway", dependencies: ["Gateway", "ServiceKit"], path: "Services/gateway/Sources/gateway"),
+
+        // Benchmarks (run by scripts/bench).
+        .executableTarget(
+            name: "foundation-bench",
+            dependencies: ["ServiceProtocol", "Postgres", logging, nio, nioPosix],
+            path: "Benchmarks/foundation-bench"),
+
+        // Tests.
         .testTarget(
             name: "ServiceProtocolTests",
-            dependencies: [
-                "ServiceProtocol",
-                .product(name: "NIOTestUtils", package: "swift-nio"),
-            ]),
+            dependencies: ["ServiceProtocol", .product(name: "NIOTestUtils", package: "swift-nio")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis"]),
+        .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit"]),
+        .testTarget(name: "ExecutableTests", dependencies: ["ServiceProtocol", "ServiceKit"]),
     ]
 )
+
+for target in package.targets where target.type != .system {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    target.swiftSettings = settings
+}

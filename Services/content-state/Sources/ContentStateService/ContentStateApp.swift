@@ -1,0 +1,25 @@
+import Logging
+import Postgres
+import ServiceKit
+import ServiceLifecycle
+import ServiceProtocol
+
+/// The content-state service: favorites, read status, unlikes and the changes feed, on schema
+/// `content`. `start` returns its long-lived services for `ServiceMain`.
+public enum ContentStateApp {
+    public static let name = "content-state"
+
+    public static func commonConfiguration(_ env: EnvironmentReader) throws -> CommonConfiguration {
+        try CommonConfiguration(env, defaultRPCPort: 7003, defaultOpsPort: 9003)
+    }
+
+    public static func start(_ env: EnvironmentReader, logger: Logger) async throws -> [any Service] {
+        let common = try commonConfiguration(env)
+        let postgres = try await BackendBootstrap.postgres(
+            env, schema: "content", migrations: ContentStateMigrations.all, logger: logger)
+        var router = RPCRouter()
+        router.registerHealth([.postgres(postgres)], logger: logger)
+        let server = try await BackendBootstrap.rpcServer(name: name, common: common, router: router, logger: logger)
+        return [ShutdownAction { await postgres.shutdown() }, server]
+    }
+}

@@ -1,0 +1,4 @@
+import Gateway
+import ServiceKit
+
+await ServiceMain.run(name: GatewayApp.name, commonConfiguration: GatewayApp.commonConfiguration, start: GatewayApp.start)

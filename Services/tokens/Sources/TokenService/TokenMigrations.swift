@@ -1,0 +1,6 @@
+import Postgres
+
+/// The schema `tokens` migrations, in order.
+enum TokenMigrations {
+    static let all: [Migration] = []
+}

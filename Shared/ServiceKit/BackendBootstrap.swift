@@ -1,0 +1,102 @@
+import Logging
+import NIOCore
+import Postgres
+import Redis
+import ServiceLifecycle
+import ServiceProtocol
+
+/// The pieces every backend service starts the same way: its Postgres pool with migrations
+/// applied, its Redis client, and its RPC server.
+public enum BackendBootstrap {
+    /// Opens the pool from `DATABASE_URL` (`DATABASE_POOL_SIZE`, default 8) and applies the
+    /// service's migrations, waiting up to `startupTimeout` for Postgres to accept connections.
+    public static func postgres(
+        _ env: EnvironmentReader, schema: String, migrations: [Migration], logger: Logger,
+        startupTimeout: Duration = .seconds(30)
+    ) async throws -> PostgresClient {
+        let url = try env.required("DATABASE_URL")
+        guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+            throw ConfigurationError.invalid("DATABASE_URL", "a postgres:// URL")
+        }
+        let poolSize = try env.int("DATABASE_POOL_SIZE", default: 8, range: 1...200)
+        let client = PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: poolSize), logger: logger)
+        try await retryingAtStart("Postgres", timeout: startupTimeout, logger: logger) {
+            try await Migrator.migrate(client, schema: schema, migrations: migrations, logger: logger)
+        }
+        return client
+    }
+
+    /// The Redis client from `REDIS_URL` (`REDIS_POOL_SIZE`, default 4), once it answers PING.
+    public static func redis(_ env: EnvironmentReader, logger: Logger, startupTimeout: Duration = .seconds(30)) async throws -> RedisClient {
+        let text = try env.required("REDIS_URL")
+        let url: RedisURL
+        do {
+            url = try RedisURL(parsing: text)
+        } catch {
+            throw ConfigurationError.invalid("REDIS_URL", "redis://[:password@]host:port[/db]")
+        }
+        let poolSize = try env.int("REDIS_POOL_SIZE", default: 4, range: 1...200)
+        let client = RedisClient(configuration: RedisConfiguration(url: url, poolSize: poolSize), logger: logger)
+        try await retryingAtStart("Redis", timeout: startupTimeout, logger: logger) {
+            try await client.ping()
+        }
+        return client
+    }
+
+    /// Binds the RPC server on `RPC_HOST:RPC_PORT` with the shared token.
+    public static func rpcServer(
+        name: String, common: CommonConfiguration, router: RPCRouter, logger: Logger
+    ) async throws -> RPCServer {
+        var configuration = RPCServer.Configuration(
+            serviceName: name, serviceToken: common.serviceToken, host: common.rpcHost, port: common.rpcPort)
+        configuration.serviceVersion = latchkeyVersion
+        return try await RPCServer.bind(configuration: configuration, router: router, logger: logger)
+    }
+
+    /// Runs `body` until it succeeds or `timeout` passes, so a service started together with
+    /// its database (docker compose) waits for it instead of exiting.
+    static func retryingAtStart(
+        _ what: String, timeout: Duration, logger: Logger, _ body: () async throws -> Void
+    ) async throws {
+        let deadline = ContinuousClock.now + timeout
+        var delay = Duration.milliseconds(200)
+        while true {
+            do {
+                return try await body()
+            } catch {
+                guard ContinuousClock.now + delay < deadline else { throw error }
+                logger.warning("\(what) not ready, retrying", metadata: ["error": "\(error)"])
+                try await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(3))
+            }
+        }
+    }
+}
+
+/// The version every service reports in `hello`.
+public let latchkeyVersion = "0.1.0"
+
+/// A service that does nothing until graceful shutdown, then runs `action`: closes a pool
+/// after everything started later (and so stopped earlier) has drained.
+public struct ShutdownAction: Service {
+    let action: @Sendable () async -> Void
+
+    public init(_ action: @escaping @Sendable () async -> Void) {
+        self.action = action
+    }
+
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await self.action()
+    }
+}
+
+extension HealthCheck {
+    public static func postgres(_ client: PostgresClient) -> HealthCheck {
+        HealthCheck("postgres") { try await client.ping() }
+    }
+
+    public static func redis(_ client: RedisClient) -> HealthCheck {
+        HealthCheck("redis") { try await client.ping() }
+    }
+}

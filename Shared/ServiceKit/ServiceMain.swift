@@ -1,0 +1,54 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// The start of every executable: reads the configuration (a bad variable stops the process
+/// with one line naming it and exit status 2), sets up logging, then runs the services in a
+/// `ServiceGroup` that drains on SIGTERM or SIGINT.
+public enum ServiceMain {
+    /// What a service's library hands back: its long-lived services, in start order.
+    public typealias Start = @Sendable (_ env: EnvironmentReader, _ logger: Logger) async throws -> [any Service]
+
+    public static func run(
+        name: String, commonConfiguration: (EnvironmentReader) throws -> CommonConfiguration, start: Start
+    ) async -> Never {
+        // Swift Concurrency runs on the NIO event loops: no thread hop per I/O event.
+        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        let env = EnvironmentReader()
+        let common: CommonConfiguration
+        do {
+            common = try commonConfiguration(env)
+        } catch {
+            fail(name, error)
+        }
+        LoggingSetup.bootstrap(level: common.logLevel, format: common.logFormat)
+        var logger = Logger(label: name)
+        logger.logLevel = common.logLevel
+        if common.environment == .development, env.optional("SERVICE_TOKEN") == nil {
+            logger.warning("SERVICE_TOKEN is not set: using the development token")
+        }
+        do {
+            let services = try await start(env, logger)
+            let group = ServiceGroup(
+                configuration: .init(
+                    services: services.map { .init(service: $0) },
+                    gracefulShutdownSignals: [.sigterm, .sigint],
+                    logger: logger))
+            try await group.run()
+            logger.info("Stopped")
+            exit(0)
+        } catch let error as ConfigurationError {
+            fail(name, error)
+        } catch {
+            logger.critical("Could not start", metadata: ["error": "\(error)"])
+            exit(1)
+        }
+    }
+
+    private static func fail(_ name: String, _ error: any Error) -> Never {
+        FileHandle.standardError.write(Data("\(name): configuration error: \(error)\n".utf8))
+        exit(2)
+    }
+}

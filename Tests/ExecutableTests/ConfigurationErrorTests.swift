@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+/// A missing or malformed variable stops each executable at once with one line naming it.
+@Suite struct ConfigurationErrorTests {
+    static let backends = ["identity", "tokens", "content-state"]
+
+    private func expectRefusal(_ name: String, _ environment: [String: String], naming variable: String) async throws {
+        let process = try ServiceProcess(name, environment: environment)
+        let status = await process.waitForExit(timeout: .seconds(10))
+        #expect(status == 2, "\(name) should exit with status 2")
+        let lines = process.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "expected one line, got: \(process.stderr)")
+        #expect(lines.first?.contains(variable) == true, "the line should name \(variable): \(process.stderr)")
+        #expect(lines.first?.hasPrefix("\(name): configuration error:") == true)
+    }
+
+    @Test(arguments: backends)
+    func missingDatabaseURLStopsTheService(_ name: String) async throws {
+        try await self.expectRefusal(name, ["RPC_PORT": "0", "REDIS_URL": "redis://127.0.0.1:1"], naming: "DATABASE_URL")
+    }
+
+    @Test(arguments: backends)
+    func malformedPortStopsTheService(_ name: String) async throws {
+        try await self.expectRefusal(name, ["RPC_PORT": "seventy", "DATABASE_URL": "postgres://x@127.0.0.1:1/db"], naming: "RPC_PORT")
+    }
+
+    @Test(arguments: backends + ["gateway"])
+    func productionWithoutServiceTokenRefusesToStart(_ name: String) async throws {
+        try await self.expectRefusal(name, ["ENVIRONMENT": "production"], naming: "SERVICE_TOKEN")
+    }
+
+    @Test func malformedLogLevelIsNamed() async throws {
+        try await self.expectRefusal("identity", ["LOG_LEVEL": "loud"], naming: "LOG_LEVEL")
+    }
+
+    @Test func malformedDatabaseURLIsNamed() async throws {
+        try await self.expectRefusal("content-state", ["DATABASE_URL": "mysql://nope"], naming: "DATABASE_URL")
+    }
+
+    @Test func tokensNeedsRedisURL() async throws {
+        let databaseURL = try requiredEnvironment("DATABASE_URL")
+        try await self.expectRefusal("tokens", ["DATABASE_URL": databaseURL, "RPC_PORT": "0"], naming: "REDIS_URL")
+    }
+
+    @Test func gatewayRejectsMalformedEndpointLists() async throws {
+        try await self.expectRefusal("gateway", ["TOKENS_ENDPOINTS": "tokens", "REDIS_URL": "redis://127.0.0.1:1"], naming: "TOKENS_ENDPOINTS")
+    }
+}

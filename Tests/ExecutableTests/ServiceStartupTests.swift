@@ -1,0 +1,84 @@
+import Foundation
+import Logging
+import ServiceProtocol
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Each executable starts on real Postgres and Redis, answers `hello` and `health` (the
+/// gateway: `GET /healthz`), and exits cleanly on SIGTERM.
+@Suite struct ServiceStartupTests {
+    static let token = "executable-tests-service-token"
+
+    private func environment(port: Int) throws -> [String: String] {
+        [
+            "DATABASE_URL": try requiredEnvironment("DATABASE_URL"),
+            "REDIS_URL": try requiredEnvironment("REDIS_URL"),
+            "RPC_HOST": "127.0.0.1",
+            "RPC_PORT": "\(port)",
+            "SERVICE_TOKEN": Self.token,
+            "LOG_LEVEL": "info",
+        ]
+    }
+
+    @Test(arguments: [("identity", ["postgres"]), ("tokens", ["postgres", "redis"]), ("content-state", ["postgres"])])
+    func backendAnswersHealthAndDrainsOnSIGTERM(_ name: String, _ checks: [String]) async throws {
+        let port = try freePort()
+        let process = try ServiceProcess(name, environment: try self.environment(port: port))
+        var configuration = RPCClient.Configuration(
+            endpoints: [RPCEndpoint(host: "127.0.0.1", port: port)], serviceName: name,
+            callerName: "executable-tests", serviceToken: Self.token)
+        configuration.minimumBackoff = .milliseconds(20)
+        configuration.maximumBackoff = .milliseconds(200)
+        let health = try await RPCClient.withClient(configuration: configuration, logger: Logger(label: "test")) { client in
+            try await client.call(Health.method, Empty(), as: Health.Result.self, options: .init(timeout: .seconds(30)))
+        }
+        #expect(health.status == "ok", "stderr: \(process.stderr)")
+        #expect(health.checks == Dictionary(uniqueKeysWithValues: checks.map { ($0, "ok") }))
+        process.terminate()
+        let status = await process.waitForExit(timeout: .seconds(15))
+        #expect(status == 0, "\(name) should drain and exit 0 on SIGTERM; output: \(process.stdout)")
+    }
+
+    @Test func backendRefusesAConnectionWithTheWrongToken() async throws {
+        let port = try freePort()
+        let process = try ServiceProcess("content-state", environment: try self.environment(port: port))
+        var configuration = RPCClient.Configuration(
+            endpoints: [RPCEndpoint(host: "127.0.0.1", port: port)], serviceName: "content-state",
+            callerName: "executable-tests", serviceToken: "the-wrong-token-entirely")
+        configuration.minimumBackoff = .milliseconds(20)
+        let error = await #expect(throws: RPCError.self) {
+            try await RPCClient.withClient(configuration: configuration, logger: Logger(label: "test")) { client in
+                try await client.call(Health.method, Empty(), as: Health.Result.self, options: .init(timeout: .seconds(5)))
+            }
+        }
+        #expect(error?.code == .serviceUnavailable)
+        process.terminate()
+        #expect(await process.waitForExit(timeout: .seconds(15)) == 0)
+    }
+
+    @Test func gatewayAnswersHealthzAndDrainsOnSIGTERM() async throws {
+        let port = try freePort()
+        var environment = try self.environment(port: 0)
+        environment["HTTP_HOST"] = "127.0.0.1"
+        environment["HTTP_PORT"] = "\(port)"
+        let process = try ServiceProcess("gateway", environment: environment)
+        let url = URL(string: "http://127.0.0.1:\(port)/healthz")!
+        let deadline = ContinuousClock.now + .seconds(30)
+        var body: [String: String]?
+        while body == nil, ContinuousClock.now < deadline {
+            if let (data, response) = try? await URLSession.shared.data(from: url),
+                (response as? HTTPURLResponse)?.statusCode == 200
+            {
+                body = try JSONDecoder().decode([String: String].self, from: data)
+            } else {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        #expect(body == ["status": "ok"], "stderr: \(process.stderr) stdout: \(process.stdout)")
+        process.terminate()
+        #expect(await process.waitForExit(timeout: .seconds(15)) == 0)
+    }
+}
