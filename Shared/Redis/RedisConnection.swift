@@ -1,5 +1,4 @@
 import CHiredis
-import Logging
 
 #if canImport(Glibc)
 import Glibc

@@ -38,19 +38,24 @@ final class RedisSubscriber: Sendable {
         self.logger = logger
         self.continuation = continuation
         self.onFinish = onFinish
+        thread.start()  // now, so a `stop()` racing `start()` always finds a pool to shut down
     }
 
     /// Opens the connection and subscribes (throwing if that fails), then starts reading.
     func start() async throws {
-        thread.start()
         let connection: RedisConnection
         do {
             connection = try await thread.runIfActive { () throws(RedisError) in try self.openSubscribed() }
         } catch {
+            let stopped = isCancelled.load(ordering: .relaxed)
             finish()
-            throw error
+            throw stopped ? RedisError.connectionFailed("the subscription was stopped while subscribing") : error
         }
-        thread.submit { _ in self.readLoop(connection) }
+        thread.submit { state in
+            // A pool shut down meanwhile runs the item at once on this caller's thread: don't block it.
+            guard case .active = state else { return self.finish() }
+            self.readLoop(connection)
+        }
     }
 
     /// Ends the stream now; the reader thread notices within one read slice and closes the connection.

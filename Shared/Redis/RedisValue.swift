@@ -6,8 +6,8 @@ public enum RedisValue: Sendable, Hashable {
     case bytes([UInt8])
     case integer(Int)
     case array([RedisValue])
-    /// A server error reply; only seen in ``RedisClient/pipeline(_:)`` results, since
-    /// ``RedisClient/command(_:)-([String])`` throws it as ``RedisError/server(_:)``.
+    /// A server error reply; only seen in pipeline results, since a single command throws
+    /// it as ``RedisError/server(_:)``.
     case error(String)
 
     /// The text of a string reply, or an integer reply in decimal.
