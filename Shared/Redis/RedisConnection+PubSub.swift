@@ -1,0 +1,42 @@
+import CHiredis
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension RedisConnection {
+    /// Writes a command without waiting for its reply (pub/sub mode has no one-to-one replies).
+    func send(_ command: RedisCommand) throws(RedisError) {
+        guard !isBroken else { throw .connectionLost }
+        let appended = command.withArgv { argc, argv, lengths in
+            redisAppendCommandArgv(rawContext, argc, argv, lengths)
+        }
+        guard appended == REDIS_OK else { throw failure() }
+        var done: Int32 = 0
+        repeat {
+            guard redisBufferWrite(rawContext, &done) == REDIS_OK else { throw failure() }
+        } while done == 0
+    }
+
+    /// The next pushed reply, or nil when none arrived within `milliseconds`.
+    ///
+    /// Waits with `poll` instead of a socket timeout: in hiredis 0.14 a read timeout
+    /// poisons the context, while `poll` lets a reader loop wake up to check for cancellation.
+    func readReply(waitingUpTo milliseconds: Int32) throws(RedisError) -> RedisValue? {
+        guard !isBroken else { throw .connectionLost }
+        var reply: UnsafeMutableRawPointer?
+        guard redisGetReplyFromReader(rawContext, &reply) == REDIS_OK else { throw failure() }
+        if reply == nil {
+            var descriptor = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready == 0 || (ready < 0 && errno == EINTR) { return nil }
+            guard ready > 0, redisBufferRead(rawContext) == REDIS_OK else { throw failure() }
+            guard redisGetReplyFromReader(rawContext, &reply) == REDIS_OK else { throw failure() }
+        }
+        guard let reply else { return nil }
+        defer { freeReplyObject(reply) }
+        return try RedisValue(reply: reply.assumingMemoryBound(to: redisReply.self))
+    }
+}

@@ -1,0 +1,131 @@
+/// A parsed `redis://[[user]:password@]host[:port][/db]` address.
+///
+/// `description` redacts the password, so a `RedisURL` is safe to log or interpolate.
+public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: Int = 6379
+    /// ACL user (Redis 6+); sent as `AUTH user password` when set with a password.
+    public var username: String?
+    public var password: String?
+    public var database: Int = 0
+
+    public init(host: String, port: Int = 6379, username: String? = nil, password: String? = nil, database: Int = 0) {
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+        self.database = database
+    }
+
+    /// Parses `redis://[[user]:password@]host[:port][/db]`; user and password may be
+    /// percent-encoded, an IPv6 host goes in brackets. Anything else throws
+    /// `RedisError.invalidURL` with a message that never contains the password.
+    public init(parsing text: String) throws {
+        // Error messages describe the problem only: echoing any part of a malformed URL
+        // could leak the password.
+        func invalid(_ reason: String) -> RedisError {
+            .invalidURL("REDIS_URL is invalid (\(reason)); expected redis://[:password@]host[:port][/db]")
+        }
+        let schemePrefix = "redis://"
+        guard text.lowercased().hasPrefix(schemePrefix) else { throw invalid("scheme must be redis://") }
+        var rest = Substring(text.dropFirst(schemePrefix.count))
+
+        var username: String?
+        var password: String?
+        // The last `@` ends the credentials, so a password may hold unencoded `/`, `:` or `#`.
+        if let at = rest.lastIndex(of: "@") {
+            let userInfo = rest[..<at]
+            rest = rest[rest.index(after: at)...]
+            let user: Substring
+            let pass: Substring
+            if let colon = userInfo.firstIndex(of: ":") {
+                user = userInfo[..<colon]
+                pass = userInfo[userInfo.index(after: colon)...]
+            } else {
+                // `redis://secret@host`: a lone user-info part is the password, as redis-cli reads it.
+                user = ""
+                pass = userInfo
+            }
+            guard let decodedUser = Self.percentDecoded(user), let decodedPass = Self.percentDecoded(pass) else {
+                throw invalid("bad percent-encoding in the credentials")
+            }
+            username = decodedUser.isEmpty ? nil : decodedUser
+            password = decodedPass.isEmpty ? nil : decodedPass
+        }
+        if rest.contains("?") || rest.contains("#") { throw invalid("query and fragment are not supported") }
+
+        var path: Substring = ""
+        if let slash = rest.firstIndex(of: "/") {
+            path = rest[rest.index(after: slash)...]
+            rest = rest[..<slash]
+        }
+        let host: Substring
+        var portText: Substring?
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { throw invalid("unterminated IPv6 host") }
+            host = rest[rest.index(after: rest.startIndex)..<close]
+            let after = rest[rest.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { throw invalid("bad text after the IPv6 host") }
+                portText = after.dropFirst()
+            }
+        } else if let colon = rest.firstIndex(of: ":") {
+            host = rest[..<colon]
+            portText = rest[rest.index(after: colon)...]
+        } else {
+            host = rest
+        }
+        guard !host.isEmpty, !host.contains(where: { $0.isWhitespace }) else { throw invalid("missing host") }
+        var port = 6379
+        if let portText {
+            guard portText.allSatisfy({ $0.isASCII && $0.isNumber }), let parsed = Int(portText), (1...65535).contains(parsed)
+            else { throw invalid("port must be 1...65535") }
+            port = parsed
+        }
+        var database = 0
+        if !path.isEmpty {
+            guard path.allSatisfy({ $0.isASCII && $0.isNumber }), let parsed = Int(path) else {
+                throw invalid("database must be a non-negative number")
+            }
+            database = parsed
+        }
+        self.init(host: String(host), port: port, username: username, password: password, database: database)
+    }
+
+    public var description: String {
+        let credentials: String
+        switch (username, password) {
+        case (let user?, _?): credentials = "\(user):***@"
+        case (nil, _?): credentials = ":***@"
+        case (let user?, nil): credentials = "\(user)@"
+        case (nil, nil): credentials = ""
+        }
+        let hostText = host.contains(":") ? "[\(host)]" : host
+        return "redis://\(credentials)\(hostText):\(port)/\(database)"
+    }
+
+    private static func percentDecoded(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                return nil
+            }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

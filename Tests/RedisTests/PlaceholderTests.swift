@@ -1,3 +1,0 @@
-import Testing
-@testable import Redis
-@Test func placeholder() { #expect(Bool(true)) }

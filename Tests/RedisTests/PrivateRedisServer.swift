@@ -1,0 +1,93 @@
+import Foundation
+import Redis
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `redis-server` child process of the test on its own loopback port, for tests that
+/// restart or reconfigure the server. `stop()` runs on every path out of `with`.
+final class PrivateRedisServer: @unchecked Sendable {
+    let port: Int
+    private let extraArguments: [String]
+    private var process: Process?
+
+    var url: RedisURL { RedisURL(host: "127.0.0.1", port: port) }
+
+    private init(extraArguments: [String]) throws {
+        self.port = try Self.freePort()
+        self.extraArguments = extraArguments
+    }
+
+    /// Starts a server, runs `body`, and stops the server whatever happens.
+    static func with<Result>(
+        arguments: [String] = [], _ body: (PrivateRedisServer) async throws -> Result
+    ) async throws -> Result {
+        let server = try PrivateRedisServer(extraArguments: arguments)
+        defer { server.stop() }
+        try await server.start()
+        return try await body(server)
+    }
+
+    /// Starts `redis-server` on `port` and waits until it accepts connections.
+    func start() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no", "--daemonize", "no"] + extraArguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !Self.accepts(port: port) {
+            guard process.isRunning, ContinuousClock.now < deadline else {
+                throw RedisError.connectionFailed("private redis-server on port \(port) did not start")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Kills the server at once (SIGKILL, like a crash) and reaps it.
+    func stop() {
+        guard let process else { return }
+        self.process = nil
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    private static func accepts(port: Int) -> Bool {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return false }
+        defer { close(socket) }
+        var address = loopback(port: port)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    /// A port nothing listens on right now (bound to port 0, read back, released).
+    static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
+            }
+        }
+        guard socket >= 0, ok else { throw RedisError.connectionFailed("cannot find a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+}

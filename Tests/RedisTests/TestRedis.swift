@@ -1,0 +1,63 @@
+import Foundation
+import Logging
+import Redis
+import Testing
+
+/// Access to the shared throwaway Redis named by `REDIS_URL`, and helpers shared by the tests.
+enum TestRedis {
+    /// The URL of the test server. A missing `REDIS_URL` fails the calling test: these
+    /// tests must never pass by not running.
+    static func url() throws -> RedisURL {
+        let text = try #require(
+            ProcessInfo.processInfo.environment["REDIS_URL"],
+            "REDIS_URL is not set: run scripts/test, or start a Redis and export REDIS_URL")
+        return try RedisURL(parsing: text)
+    }
+
+    static let logger: Logger = {
+        var logger = Logger(label: "redis-tests")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// A key prefix no other test (or test run) uses.
+    static func keyPrefix(_ test: String = #function) -> String {
+        "test:\(test.prefix { $0 != "(" }):\(UUID().uuidString):"
+    }
+
+    /// Runs `body` with a client of the test server, shutting it down afterwards.
+    @discardableResult
+    static func withClient<Result>(
+        url: RedisURL? = nil, poolSize: Int = 4, configure: (inout RedisConfiguration) -> Void = { _ in },
+        _ body: (RedisClient) async throws -> Result
+    ) async throws -> Result {
+        var configuration = RedisConfiguration(url: try url ?? Self.url(), poolSize: poolSize)
+        configure(&configuration)
+        let client = RedisClient(configuration: configuration, logger: logger)
+        do {
+            let result = try await body(client)
+            await client.shutdown()
+            return result
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+    }
+
+    /// Polls `condition` until it holds or `timeout` passes; returns whether it held.
+    static func eventually(
+        within timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
+    ) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return try await condition()
+    }
+
+    /// Subscriber count of `channel` as Redis sees it.
+    static func subscriberCount(_ channel: String, client: RedisClient) async throws -> Int? {
+        try await client.command("PUBSUB", "NUMSUB", channel).arrayValue?.last?.intValue
+    }
+}
