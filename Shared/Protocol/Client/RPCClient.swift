@@ -102,31 +102,19 @@ public final class RPCClient: Service, Sendable {
         while tried.count < self.configuration.maximumAttempts {
             guard let connection = try await self.connection(excluding: tried, until: deadline) else { break }
             tried.insert(ObjectIdentifier(connection))
-            let response: RPCResponse
             do {
-                response = try await connection.send(method, params, deadline: deadline, requestID: options.requestID)
+                return try await connection.send(
+                    method, params, as: Result.self, deadline: deadline, requestID: options.requestID)
             } catch RPCCallFailure.notSent {
                 lastError = self.unavailable("could not send to")
-                continue
             } catch RPCCallFailure.connectionLost {
                 lastError = self.unavailable("lost the connection to")
-                if options.idempotent { continue }
-                break
+                if !options.idempotent { break }
             } catch RPCCallFailure.deadlineExceeded {
                 throw RPCError(.deadlineExceeded, "\(self.configuration.serviceName) did not answer \(method) in time")
-            }
-            if let error = response.error {
-                if options.idempotent, error.retryable, error.code != .deadlineExceeded {
-                    lastError = error
-                    continue
-                }
-                throw error
-            }
-            do {
-                return try JSONDecoder().decode(ResultBody<Result>.self, from: response.frame).result
-            } catch {
-                self.logger.error("Undecodable result", metadata: ["rpc.method": "\(method)", "error": "\(error)"])
-                throw RPCError.internalError
+            } catch let error as RPCError {
+                guard options.idempotent, error.retryable, error.code != .deadlineExceeded else { throw error }
+                lastError = error
             }
         }
         throw lastError ?? self.unavailable("no connection to")

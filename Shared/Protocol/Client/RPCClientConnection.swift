@@ -36,9 +36,8 @@ final class RPCClientConnection: Sendable {
         let connection = RPCClientConnection(channel: channel, address: address)
         do {
             let hello = Hello.Params(service: configuration.callerName, token: configuration.serviceToken)
-            let response = try await connection.send(
-                Hello.method, hello, deadline: .now + configuration.connectTimeout, requestID: nil)
-            if let error = response.error { throw error }
+            _ = try await connection.send(
+                Hello.method, hello, as: Hello.Result.self, deadline: .now + configuration.connectTimeout, requestID: nil)
         } catch {
             channel.close(promise: nil)
             throw error
@@ -46,10 +45,11 @@ final class RPCClientConnection: Sendable {
         return connection
     }
 
-    /// Sends one request and waits for its response frame, or an `RPCCallFailure`.
-    func send<Params: Encodable & Sendable>(
-        _ method: String, _ params: Params, deadline: ContinuousClock.Instant, requestID: String?
-    ) async throws -> RPCResponse {
+    /// Sends one request and waits for its result; throws the response's `RPCError` or an
+    /// `RPCCallFailure`.
+    func send<Params: Encodable & Sendable, Result: Decodable & Sendable>(
+        _ method: String, _ params: Params, as resultType: Result.Type, deadline: ContinuousClock.Instant, requestID: String?
+    ) async throws -> Result {
         let remaining = deadline - .now
         guard remaining > .zero else { throw RPCCallFailure.deadlineExceeded }
         let id = self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -58,17 +58,19 @@ final class RPCClientConnection: Sendable {
             deadlineMs: UInt64(max(1, remaining.milliseconds.rounded(.up))), requestID: requestID)
         let frame: ByteBuffer
         do {
-            frame = try JSONEncoder().encodeAsByteBuffer(envelope, allocator: self.channel.allocator)
+            frame = try JSONCoders.encoder.encodeAsByteBuffer(envelope, allocator: self.channel.allocator)
         } catch {
             throw RPCError.badRequest("Parameters of \(method) cannot be encoded")
         }
-        let promise = self.channel.eventLoop.makePromise(of: RPCResponse.self)
+        let promise = self.channel.eventLoop.makePromise(of: (any Sendable).self)
         let nanoseconds = Int64(remaining.milliseconds * 1_000_000)
-        let call = RPCOutboundCall(id: id, frame: frame, promise: promise, deadline: .now() + .nanoseconds(nanoseconds))
+        let call = RPCOutboundCall(
+            id: id, frame: frame, decodeResult: { try $0.decode(Result.self, forKey: .result) },
+            promise: promise, deadline: .now() + .nanoseconds(nanoseconds))
         self.channel.writeAndFlush(call).whenFailure { _ in
             promise.fail(RPCCallFailure.notSent)
         }
-        return try await promise.futureResult.get()
+        return try await promise.futureResult.get() as! Result
     }
 
     var isActive: Bool { self.channel.isActive }

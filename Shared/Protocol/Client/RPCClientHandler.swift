@@ -2,12 +2,6 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 
-/// A response frame matched to its call, with the error member already read.
-struct RPCResponse: Sendable {
-    var frame: ByteBuffer
-    var error: RPCError?
-}
-
 /// Why a call got no response. Which case decides whether it may be retried elsewhere.
 enum RPCCallFailure: Error {
     /// The request never left this process: safe to send anywhere else.
@@ -18,31 +12,47 @@ enum RPCCallFailure: Error {
     case deadlineExceeded
 }
 
-/// One request on its way out: the encoded frame, the promise its response completes, and
-/// when to give up waiting.
+/// One request on its way out: the encoded frame, how to decode its result, the promise its
+/// response completes, and when to give up waiting.
 struct RPCOutboundCall: Sendable {
     var id: UInt64
     var frame: ByteBuffer
-    var promise: EventLoopPromise<RPCResponse>
+    var decodeResult: ResultDecoder
+    var promise: EventLoopPromise<any Sendable>
     var deadline: NIODeadline
 }
 
-/// Multiplexes calls over one connection: keeps the promise of every call in flight by id,
-/// completes it when the response with that id arrives, fails it at its deadline, and fails
-/// all of them when the connection closes. It only matches frames; callers decode results.
+/// Multiplexes calls over one connection: keeps every call in flight by id, completes it when
+/// the response with that id arrives (decoding it in the same pass that finds the id), fails
+/// it at its deadline, and fails all of them when the connection closes.
 final class RPCClientHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = RPCOutboundCall
     typealias OutboundOut = ByteBuffer
 
     private struct Pending {
-        var promise: EventLoopPromise<RPCResponse>
+        var promise: EventLoopPromise<any Sendable>
+        var decodeResult: ResultDecoder
         var timeout: Scheduled<Void>
     }
 
     private var pending: [UInt64: Pending] = [:]
     private var closed = false
+    private let lookup = ResultDecoderLookup()
     private let decoder = JSONDecoder()
+
+    init() {
+        self.decoder.userInfo[ResultDecoderLookup.userInfoKey] = self.lookup
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
+        self.lookup.decoderForID = { id in loopBoundSelf.value.pending[id]?.decodeResult }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.lookup.decoderForID = { _ in nil }
+    }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let call = self.unwrapOutboundIn(data)
@@ -57,7 +67,7 @@ final class RPCClientHandler: ChannelDuplexHandler {
         let timeout = context.eventLoop.scheduleTask(deadline: call.deadline) {
             loopBoundSelf.value.complete(call.id, with: .failure(RPCCallFailure.deadlineExceeded))
         }
-        self.pending[call.id] = Pending(promise: call.promise, timeout: timeout)
+        self.pending[call.id] = Pending(promise: call.promise, decodeResult: call.decodeResult, timeout: timeout)
         let written = context.eventLoop.makePromise(of: Void.self)
         written.futureResult.whenFailure { _ in
             loopBoundSelf.value.complete(call.id, with: .failure(RPCCallFailure.notSent))
@@ -67,17 +77,18 @@ final class RPCClientHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = self.unwrapInboundIn(data)
-        guard let header = try? self.decoder.decode(ResponseHeader.self, from: frame) else {
+        guard let response = try? self.decoder.decode(IncomingResponse.self, from: frame) else {
             // A peer that sends what we cannot read is not one to keep talking to.
             context.close(promise: nil)
             return
         }
-        if header.id == 0, header.error != nil {
+        if response.id == 0 {
             // A connection-level error (frame_too_large, unauthenticated): the server closes next.
             self.failAll(with: .connectionLost)
             return
         }
-        self.complete(header.id, with: .success(RPCResponse(frame: frame, error: header.error)))
+        guard let outcome = response.outcome else { return }  // late: the call already gave up
+        self.complete(response.id, with: outcome.mapError { $0 as any Error })
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -91,7 +102,7 @@ final class RPCClientHandler: ChannelDuplexHandler {
         context.close(promise: nil)
     }
 
-    private func complete(_ id: UInt64, with result: Result<RPCResponse, any Error>) {
+    private func complete(_ id: UInt64, with result: Result<any Sendable, any Error>) {
         guard let entry = self.pending.removeValue(forKey: id) else { return }
         entry.timeout.cancel()
         entry.promise.completeWith(result)

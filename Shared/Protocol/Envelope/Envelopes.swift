@@ -3,19 +3,11 @@ import Foundation
 /// Version of the envelope format carried in `v`.
 public let rpcProtocolVersion = 1
 
-/// The fields of a request every server reads before it knows the method's parameter type.
-public struct RequestHeader: Decodable, Sendable {
-    public var v: Int?
-    public var id: UInt64
-    public var method: String
-    public var deadlineMs: UInt64?
-    public var requestID: String?
-
-    enum CodingKeys: String, CodingKey {
-        case v, id, method
-        case deadlineMs = "deadline_ms"
-        case requestID = "request_id"
-    }
+/// The member names of request and response envelopes.
+enum EnvelopeKey: String, CodingKey {
+    case v, id, method, params, result, error
+    case deadlineMs = "deadline_ms"
+    case requestID = "request_id"
 }
 
 /// A whole request as a caller encodes it.
@@ -35,34 +27,15 @@ public struct RequestEnvelope<Params: Encodable & Sendable>: Encodable, Sendable
         self.requestID = requestID
     }
 
-    enum CodingKeys: String, CodingKey {
-        case v, id, method, params
-        case deadlineMs = "deadline_ms"
-        case requestID = "request_id"
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: EnvelopeKey.self)
+        try container.encode(self.v, forKey: .v)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.method, forKey: .method)
+        try container.encode(self.params, forKey: .params)
+        try container.encodeIfPresent(self.deadlineMs, forKey: .deadlineMs)
+        try container.encodeIfPresent(self.requestID, forKey: .requestID)
     }
-}
-
-/// The `params` member of a request, decoded once the method (and so its type) is known.
-/// An absent `params` reads as an empty object.
-struct ParamsEnvelope<Params: Decodable>: Decodable {
-    var params: Params
-
-    enum CodingKeys: String, CodingKey { case params }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        if container.contains(.params), try !container.decodeNil(forKey: .params) {
-            self.params = try container.decode(Params.self, forKey: .params)
-        } else {
-            self.params = try JSONDecoder().decode(Params.self, from: Data("{}".utf8))
-        }
-    }
-}
-
-/// The fields of a response a caller reads to match it to its request.
-public struct ResponseHeader: Decodable, Sendable {
-    public var id: UInt64
-    public var error: RPCError?
 }
 
 /// A successful response.
@@ -70,11 +43,6 @@ public struct ResultEnvelope<Result: Encodable & Sendable>: Encodable, Sendable 
     public var v = rpcProtocolVersion
     public var id: UInt64
     public var result: Result
-}
-
-/// The `result` member of a response, decoded by the caller that knows its type.
-struct ResultBody<Result: Decodable>: Decodable {
-    var result: Result
 }
 
 /// A failed response. `id` 0 means the error concerns the connection, not one request.
@@ -92,4 +60,21 @@ public struct ErrorEnvelope: Codable, Sendable {
 /// Parameters or result of a method that carries none: `{}`.
 public struct Empty: Codable, Sendable, Hashable {
     public init() {}
+}
+
+/// Shared coders: creating them per message costs more than the small payloads they handle.
+enum JSONCoders {
+    static let encoder = JSONEncoder()
+    static let decoder = JSONDecoder()
+    static let emptyObject = Data("{}".utf8)
+}
+
+extension KeyedDecodingContainer where K == EnvelopeKey {
+    /// Decodes the member `key` as `T`; an absent or `null` member reads as `{}`.
+    func decodeObject<T: Decodable>(_ type: T.Type, forKey key: EnvelopeKey) throws -> T {
+        if self.contains(key), try !self.decodeNil(forKey: key) {
+            return try self.decode(T.self, forKey: key)
+        }
+        return try JSONCoders.decoder.decode(T.self, from: JSONCoders.emptyObject)
+    }
 }

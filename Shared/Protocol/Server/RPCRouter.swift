@@ -8,9 +8,11 @@ import NIOFoundationCompat
 /// A handler receives decoded parameters and returns a result or throws; the router turns
 /// both into response frames, so handlers never see JSON or the wire.
 public struct RPCRouter: Sendable {
-    typealias Handler = @Sendable (_ frame: ByteBuffer, _ id: UInt64, _ context: RPCRequestContext) async -> ByteBuffer
+    /// Runs a method on parameters already decoded to its type and encodes the response.
+    typealias Handler = @Sendable (_ params: any Sendable, _ id: UInt64, _ context: RPCRequestContext) async -> ByteBuffer
 
     private(set) var handlers: [String: Handler] = [:]
+    private(set) var paramsDecoders: [String: ParamsDecoder] = [:]
 
     public init() {}
 
@@ -23,16 +25,13 @@ public struct RPCRouter: Sendable {
         params: Params.Type = Params.self,
         _ handler: @escaping @Sendable (Params, RPCRequestContext) async throws -> Result
     ) {
-        self.handlers[method] = { frame, id, context in
-            let params: Params
+        self.paramsDecoders[method] = { container in
+            try container.decodeObject(Params.self, forKey: .params)
+        }
+        self.handlers[method] = { params, id, context in
             do {
-                params = try JSONDecoder().decode(ParamsEnvelope<Params>.self, from: frame).params
-            } catch {
-                return RPCRouter.encodeError(.badRequest(RPCRouter.describe(decodingError: error)), id: id)
-            }
-            do {
-                let result = try await handler(params, context)
-                return try JSONEncoder().encodeAsByteBuffer(
+                let result = try await handler(params as! Params, context)
+                return try JSONCoders.encoder.encodeAsByteBuffer(
                     ResultEnvelope(id: id, result: result), allocator: RPCRouter.allocator)
             } catch {
                 return RPCRouter.encodeError(RPCRouter.rpcError(for: error, logger: context.logger), id: id)
@@ -44,7 +43,7 @@ public struct RPCRouter: Sendable {
 
     /// Encodes an error response. Encoding an `ErrorEnvelope` cannot fail.
     static func encodeError(_ error: RPCError, id: UInt64) -> ByteBuffer {
-        (try? JSONEncoder().encodeAsByteBuffer(ErrorEnvelope(id: id, error: error), allocator: allocator))
+        (try? JSONCoders.encoder.encodeAsByteBuffer(ErrorEnvelope(id: id, error: error), allocator: allocator))
             ?? ByteBuffer(string: #"{"v":1,"id":0,"error":{"code":"internal","message":"Internal error","retryable":false}}"#)
     }
 
@@ -60,25 +59,6 @@ public struct RPCRouter: Sendable {
         default:
             logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
             return .internalError
-        }
-    }
-
-    /// A short, safe description of why parameters did not decode: the field path and the problem.
-    static func describe(decodingError error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "Invalid params" }
-        func path(_ codingPath: [any CodingKey]) -> String {
-            let keys = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            return keys.isEmpty ? "params" : keys.joined(separator: ".")
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "Missing field \(path(context.codingPath + [key]))"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "Invalid type for \(path(context.codingPath))"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "Malformed JSON" : "Invalid value for \(path(context.codingPath))"
-        @unknown default:
-            return "Invalid params"
         }
     }
 }

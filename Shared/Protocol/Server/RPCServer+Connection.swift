@@ -55,11 +55,10 @@ extension RPCServer {
     /// constant time) and a protocol version we speak. Returns the reply and, when accepted,
     /// the caller's name.
     func handshake(_ frame: ByteBuffer) -> (ByteBuffer, String?) {
-        let decoder = JSONDecoder()
-        let header = try? decoder.decode(RequestHeader.self, from: frame)
-        let id = header?.id ?? 0
-        guard header?.method == Hello.method,
-            let params = try? decoder.decode(ParamsEnvelope<Hello.Params>.self, from: frame).params,
+        let request = try? self.decoder.decode(IncomingRequest.self, from: frame)
+        let id = request?.id ?? 0
+        guard request?.method == Hello.method, case .success(let decoded) = request?.params,
+            let params = decoded as? Hello.Params,
             constantTimeEquals(params.token, self.configuration.serviceToken)
         else {
             return (RPCRouter.encodeError(RPCError(.unauthenticated, "Send a hello with a valid service token first"), id: id), nil)
@@ -70,54 +69,54 @@ extension RPCServer {
         let result = Hello.Result(
             service: self.configuration.serviceName, version: self.configuration.serviceVersion,
             protocol: rpcProtocolVersion, methods: [Hello.method] + self.router.methods)
-        let reply = (try? JSONEncoder().encodeAsByteBuffer(ResultEnvelope(id: id, result: result), allocator: RPCRouter.allocator))
+        let reply = (try? JSONCoders.encoder.encodeAsByteBuffer(ResultEnvelope(id: id, result: result), allocator: RPCRouter.allocator))
             ?? RPCRouter.encodeError(.internalError, id: id)
         return (reply, params.service)
     }
 
     /// Answers one request frame; never throws, every failure becomes an error response.
     func respond(to frame: ByteBuffer, caller: String, logger: Logger) async -> ByteBuffer {
-        let header: RequestHeader
+        let request: IncomingRequest
         do {
-            header = try JSONDecoder().decode(RequestHeader.self, from: frame)
+            request = try self.decoder.decode(IncomingRequest.self, from: frame)
         } catch {
-            return RPCRouter.encodeError(.badRequest("Malformed request: \(RPCRouter.describe(decodingError: error))"), id: Self.bestEffortID(frame))
+            let id = (try? JSONCoders.decoder.decode(RequestIDOnly.self, from: frame).id) ?? 0
+            return RPCRouter.encodeError(.badRequest("Malformed request: \(describe(decodingError: error))"), id: id)
         }
-        guard header.v == nil || header.v == rpcProtocolVersion else {
-            return RPCRouter.encodeError(.badRequest("Unsupported envelope version"), id: header.id)
+        guard request.v == nil || request.v == rpcProtocolVersion else {
+            return RPCRouter.encodeError(.badRequest("Unsupported envelope version"), id: request.id)
         }
-        if header.method == Hello.method {
+        if request.method == Hello.method {
             return self.handshake(frame).0
         }
-        guard let handler = self.router.handlers[header.method] else {
-            return RPCRouter.encodeError(RPCError(.methodNotFound, "Unknown method \(header.method)"), id: header.id)
+        let params: any Sendable
+        switch request.params {
+        case .success(let decoded): params = decoded
+        case .failure(let error): return RPCRouter.encodeError(error, id: request.id)
+        }
+        guard let handler = self.router.handlers[request.method] else {
+            return RPCRouter.encodeError(RPCError(.methodNotFound, "Unknown method \(request.method)"), id: request.id)
         }
         var deadline: ContinuousClock.Instant?
-        if let milliseconds = header.deadlineMs {
+        if let milliseconds = request.deadlineMs {
             guard milliseconds > 0 else {
-                return RPCRouter.encodeError(RPCError(.deadlineExceeded, "Deadline already passed"), id: header.id)
+                return RPCRouter.encodeError(RPCError(.deadlineExceeded, "Deadline already passed"), id: request.id)
             }
             deadline = .now + .milliseconds(Int64(clamping: milliseconds))
         }
         var logger = logger
-        logger[metadataKey: "rpc.method"] = "\(header.method)"
-        if let requestID = header.requestID {
+        logger[metadataKey: "rpc.method"] = "\(request.method)"
+        if let requestID = request.requestID {
             logger[metadataKey: "request.id"] = "\(requestID)"
         }
         let context = RPCRequestContext(
-            method: header.method, requestID: header.requestID, caller: caller, deadline: deadline, logger: logger)
+            method: request.method, requestID: request.requestID, caller: caller, deadline: deadline, logger: logger)
         let start = ContinuousClock.now
-        let response = await handler(frame, header.id, context)
+        let response = await handler(params, request.id, context)
         if logger.logLevel <= .debug {
             logger.debug("RPC handled", metadata: ["rpc.duration_ms": "\((ContinuousClock.now - start).milliseconds)"])
         }
         return response
-    }
-
-    /// The request id of a frame that did not decode as a request, if it has one; else 0.
-    static func bestEffortID(_ frame: ByteBuffer) -> UInt64 {
-        struct IDOnly: Decodable { var id: UInt64 }
-        return (try? JSONDecoder().decode(IDOnly.self, from: frame).id) ?? 0
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOCore
 import NIOPosix
@@ -44,6 +45,8 @@ public final class RPCServer: Service, Sendable {
     /// Open connections, so a graceful shutdown can stop their reading.
     private let connections = Mutex<[ObjectIdentifier: any Channel]>([:])
     private let draining = Atomic<Bool>(false)
+    /// Decodes requests with the params types of this server's methods (and `hello`).
+    let decoder: JSONDecoder
 
     /// The port the server listens on.
     public let port: Int
@@ -53,6 +56,9 @@ public final class RPCServer: Service, Sendable {
         self.router = router
         self.logger = logger
         self.listener = listener
+        var paramsDecoders = router.paramsDecoders
+        paramsDecoders[Hello.method] = { try $0.decodeObject(Hello.Params.self, forKey: .params) }
+        self.decoder = ParamsDecoders(byMethod: paramsDecoders).makeJSONDecoder()
         self.port = listener.channel.localAddress?.port ?? configuration.port
     }
 
