@@ -36,31 +36,22 @@ public final class RPCServer: Service, Sendable {
         }
     }
 
-    typealias Connection = NIOAsyncChannel<ByteBuffer, ByteBuffer>
-
-    let configuration: Configuration
-    let router: RPCRouter
-    let logger: Logger
-    private let listener: NIOAsyncChannel<Connection, Never>
+    let core: RPCServerCore
+    private let listener: NIOAsyncChannel<any Channel, Never>
     /// Open connections, so a graceful shutdown can stop their reading.
     private let connections = Mutex<[ObjectIdentifier: any Channel]>([:])
     private let draining = Atomic<Bool>(false)
-    /// Decodes requests with the params types of this server's methods (and `hello`).
-    let decoder: JSONDecoder
 
     /// The port the server listens on.
     public let port: Int
 
-    private init(configuration: Configuration, router: RPCRouter, logger: Logger, listener: NIOAsyncChannel<Connection, Never>) {
-        self.configuration = configuration
-        self.router = router
-        self.logger = logger
+    private init(core: RPCServerCore, listener: NIOAsyncChannel<any Channel, Never>) {
+        self.core = core
         self.listener = listener
-        var paramsDecoders = router.paramsDecoders
-        paramsDecoders[Hello.method] = { try $0.decodeObject(Hello.Params.self, forKey: .params) }
-        self.decoder = ParamsDecoders(byMethod: paramsDecoders).makeJSONDecoder()
-        self.port = listener.channel.localAddress?.port ?? configuration.port
+        self.port = listener.channel.localAddress?.port ?? core.configuration.port
     }
+
+    var logger: Logger { self.core.logger }
 
     /// Starts listening. The methods `hello` and `health` are answered by the server itself
     /// (`health` only when the router registers it).
@@ -70,20 +61,21 @@ public final class RPCServer: Service, Sendable {
         logger: Logger,
         eventLoopGroup: MultiThreadedEventLoopGroup = .singleton
     ) async throws -> RPCServer {
-        let maximumFrameSize = configuration.maximumFrameSize
+        var logger = logger
+        logger[metadataKey: "rpc.service"] = "\(configuration.serviceName)"
+        let core = RPCServerCore(configuration: configuration, router: router, logger: logger)
         let listener = try await ServerBootstrap(group: eventLoopGroup)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .bind(host: configuration.host, port: configuration.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addRPCFraming(maximumFrameSize: maximumFrameSize)
-                    return try Connection(wrappingChannelSynchronously: channel)
+                    try channel.pipeline.syncOperations.addRPCFraming(maximumFrameSize: configuration.maximumFrameSize)
+                    try channel.pipeline.syncOperations.addHandler(RPCServerConnectionHandler(core: core))
+                    return channel
                 }
             }
-        var logger = logger
-        logger[metadataKey: "rpc.service"] = "\(configuration.serviceName)"
-        return RPCServer(configuration: configuration, router: router, logger: logger, listener: listener)
+        return RPCServer(core: core, listener: listener)
     }
 
     public func run() async throws {
@@ -92,7 +84,11 @@ public final class RPCServer: Service, Sendable {
             try await withThrowingDiscardingTaskGroup { group in
                 try await self.listener.executeThenClose { inbound in
                     for try await connection in inbound {
-                        group.addTask { await self.serve(connection) }
+                        group.addTask {
+                            self.track(connection)
+                            try? await connection.closeFuture.get()
+                            self.untrack(connection)
+                        }
                     }
                 }
             }

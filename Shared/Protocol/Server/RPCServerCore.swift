@@ -3,52 +3,22 @@ import Logging
 import NIOCore
 import NIOFoundationCompat
 
-extension RPCServer {
-    /// Serves one connection until the peer closes it, it breaks, or the server drains.
-    /// Errors end this connection only.
-    func serve(_ connection: Connection) async {
-        let channel = connection.channel
-        self.track(channel)
-        defer { self.untrack(channel) }
-        var logger = self.logger
-        logger[metadataKey: "rpc.peer"] = "\(channel.remoteAddress?.description ?? "?")"
-        do {
-            try await connection.executeThenClose { inbound, outbound in
-                var frames = inbound.makeAsyncIterator()
-                do {
-                    guard let first = try await frames.next() else { return }
-                    let (reply, caller) = self.handshake(first)
-                    try await outbound.write(reply)
-                    guard let caller else {
-                        logger.warning("Refused a connection without a valid hello")
-                        return
-                    }
-                    logger[metadataKey: "rpc.caller"] = "\(caller)"
-                    let connectionLogger = logger
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        var running = 0
-                        while let frame = try await frames.next() {
-                            if running >= self.configuration.maximumConcurrentRequestsPerConnection {
-                                try await group.next()
-                                running -= 1
-                            }
-                            running += 1
-                            group.addTask {
-                                let response = await self.respond(to: frame, caller: caller, logger: connectionLogger)
-                                try? await outbound.write(response)
-                            }
-                        }
-                    }
-                } catch let error as RPCFrameError {
-                    logger.warning("Closing connection", metadata: ["error": "\(error)"])
-                    let reply = RPCRouter.encodeError(
-                        RPCError(.frameTooLarge, "Frame exceeds \(self.configuration.maximumFrameSize) bytes"), id: 0)
-                    try? await outbound.write(reply)
-                }
-            }
-        } catch {
-            logger.debug("Connection ended", metadata: ["error": "\(error)"])
-        }
+/// What every connection of a server shares: its settings, methods and request decoder.
+/// Answers the handshake and each request; knows nothing of channels.
+final class RPCServerCore: Sendable {
+    let configuration: RPCServer.Configuration
+    let router: RPCRouter
+    let logger: Logger
+    /// Decodes requests with the params types of this server's methods (and `hello`).
+    let decoder: JSONDecoder
+
+    init(configuration: RPCServer.Configuration, router: RPCRouter, logger: Logger) {
+        self.configuration = configuration
+        self.router = router
+        self.logger = logger
+        var paramsDecoders = router.paramsDecoders
+        paramsDecoders[Hello.method] = { try $0.decodeObject(Hello.Params.self, forKey: .params) }
+        self.decoder = ParamsDecoders(byMethod: paramsDecoders).makeJSONDecoder()
     }
 
     /// Checks the first frame: it must be a `hello` with the service token (compared in

@@ -1,0 +1,125 @@
+import Logging
+import NIOCore
+
+/// One server connection: checks `hello` first, then starts a task per request so requests
+/// run concurrently, and writes each response when it is ready (in any order).
+///
+/// It does no method work itself (that is `RPCServerCore`'s, in the tasks). It keeps at most
+/// `maximumConcurrentRequestsPerConnection` requests running by pausing reads, and when its
+/// input closes (the peer is done, or the server drains) it closes once the last response is out.
+final class RPCServerConnectionHandler: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private enum State {
+        case awaitingHello
+        case ready(caller: String)
+        case closing
+    }
+
+    private let core: RPCServerCore
+    private var logger: Logger
+    private var state = State.awaitingHello
+    private var inFlight = 0
+    private var inputClosed = false
+    private var readHeld = false
+
+    init(core: RPCServerCore) {
+        self.core = core
+        self.logger = core.logger
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.logger[metadataKey: "rpc.peer"] = "\(context.remoteAddress?.description ?? "?")"
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = self.unwrapInboundIn(data)
+        switch self.state {
+        case .awaitingHello:
+            let (reply, caller) = self.core.handshake(frame)
+            if let caller {
+                self.state = .ready(caller: caller)
+                self.logger[metadataKey: "rpc.caller"] = "\(caller)"
+                context.writeAndFlush(self.wrapOutboundOut(reply), promise: nil)
+            } else {
+                self.logger.warning("Refused a connection without a valid hello")
+                self.closeAfterWriting(reply, context: context)
+            }
+        case .ready(let caller):
+            self.inFlight += 1
+            let core = self.core
+            let logger = self.logger
+            let eventLoop = context.eventLoop
+            let loopBound = NIOLoopBound((self, context), eventLoop: eventLoop)
+            Task {
+                let response = await core.respond(to: frame, caller: caller, logger: logger)
+                eventLoop.execute {
+                    let (handler, context) = loopBound.value
+                    handler.requestFinished(response, context: context)
+                }
+            }
+        case .closing:
+            break
+        }
+    }
+
+    private func requestFinished(_ response: ByteBuffer, context: ChannelHandlerContext) {
+        self.inFlight -= 1
+        context.writeAndFlush(self.wrapOutboundOut(response), promise: nil)
+        if self.readHeld, self.inFlight < self.core.configuration.maximumConcurrentRequestsPerConnection {
+            self.readHeld = false
+            context.read()
+        }
+        self.closeIfDrained(context: context)
+    }
+
+    /// Holds reads while the connection has as many requests running as it may.
+    func read(context: ChannelHandlerContext) {
+        if self.inFlight >= self.core.configuration.maximumConcurrentRequestsPerConnection {
+            self.readHeld = true
+        } else {
+            context.read()
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event {
+            self.inputClosed = true
+            self.closeIfDrained(context: context)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let error = error as? RPCFrameError {
+            self.logger.warning("Closing connection", metadata: ["error": "\(error)"])
+            let reply = RPCRouter.encodeError(
+                RPCError(.frameTooLarge, "Frame exceeds \(self.core.configuration.maximumFrameSize) bytes"), id: 0)
+            self.closeAfterWriting(reply, context: context)
+        } else {
+            self.logger.debug("Connection error", metadata: ["error": "\(error)"])
+            self.state = .closing
+            context.close(promise: nil)
+        }
+    }
+
+    private func closeIfDrained(context: ChannelHandlerContext) {
+        guard self.inputClosed, self.inFlight == 0 else { return }
+        if case .closing = self.state { return }
+        self.state = .closing
+        // Close once what is queued has been written (flushes are coalesced to the tick's end).
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.eventLoop.execute { loopBound.value.close(promise: nil) }
+    }
+
+    private func closeAfterWriting(_ reply: ByteBuffer, context: ChannelHandlerContext) {
+        self.state = .closing
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(self.wrapOutboundOut(reply)).whenComplete { _ in
+            loopBound.value.close(promise: nil)
+        }
+    }
+}
