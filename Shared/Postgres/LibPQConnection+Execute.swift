@@ -1,0 +1,100 @@
+import CLibPQ
+
+/// What one statement produced: its rows (if any) and the affected-row count.
+struct StatementOutcome: Sendable {
+    var rows: [PostgresRow]
+    var affectedRows: Int
+    /// The command tag, e.g. `INSERT 0 1` or `ROLLBACK`.
+    var commandTag: String
+}
+
+extension LibPQConnection {
+    /// Runs one statement with bind parameters (`PQexecParams`, results in text format).
+    func execute(_ sql: String, _ bindings: [PostgresValue]) throws(PostgresError) -> StatementOutcome {
+        guard !isPoisoned else { throw .connectionLost }
+        try verifyIfLeased()
+        let parameters = try EncodedParameters(bindings)
+        let result = parameters.withUnsafeArrays { values, lengths, formats, types in
+            PQexecParams(raw, sql, Int32(parameters.count), types, values, lengths, formats, 0)
+        }
+        return try outcome(of: result)
+    }
+
+    /// Runs SQL text that may hold several statements and no parameters (`PQexec`); for
+    /// trusted SQL such as migrations.
+    func runScript(_ sql: String) throws(PostgresError) {
+        guard !isPoisoned else { throw .connectionLost }
+        try verifyIfLeased()
+        _ = try outcome(of: PQexec(raw, sql))
+    }
+
+    /// Converts (and frees) a `PGresult`.
+    private func outcome(of result: OpaquePointer?) throws(PostgresError) -> StatementOutcome {
+        defer {
+            PQclear(result)
+            noteTransactionStatus()
+        }
+        guard let result else { throw failure(of: nil) }
+        switch PQresultStatus(result) {
+        case PGRES_TUPLES_OK, PGRES_SINGLE_TUPLE:
+            return StatementOutcome(rows: rows(of: result), affectedRows: affectedRows(of: result), commandTag: commandTag(of: result))
+        case PGRES_COMMAND_OK:
+            return StatementOutcome(rows: [], affectedRows: affectedRows(of: result), commandTag: commandTag(of: result))
+        case PGRES_EMPTY_QUERY:
+            return StatementOutcome(rows: [], affectedRows: 0, commandTag: "")
+        case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
+            // The connection is stuck in COPY mode; it must be dropped.
+            isPoisoned = true
+            throw .query(sqlState: "0A000", message: "COPY is not supported")
+        default:
+            throw failure(of: result)
+        }
+    }
+
+    private func failure(of result: OpaquePointer?) -> PostgresError {
+        if PQstatus(raw) != CONNECTION_OK { return .connectionLost }
+        guard let result else { return .query(sqlState: "XX000", message: lastErrorMessage) }
+        let sqlState = field(result, "C") ?? "XX000"
+        if sqlState == "23505" { return .uniqueViolation(constraint: field(result, "n")) }
+        let message = field(result, "M") ?? String(cString: PQresultErrorMessage(result))
+        return .query(sqlState: sqlState, message: scrub(message))
+    }
+
+    private func field(_ result: OpaquePointer, _ code: Unicode.Scalar) -> String? {
+        PQresultErrorField(result, Int32(code.value)).map { String(cString: $0) }
+    }
+
+    private func affectedRows(of result: OpaquePointer) -> Int {
+        guard let text = PQcmdTuples(result) else { return 0 }
+        return Int(String(cString: text)) ?? 0
+    }
+
+    private func commandTag(of result: OpaquePointer) -> String {
+        PQcmdStatus(result).map { String(cString: $0) } ?? ""
+    }
+
+    private func rows(of result: OpaquePointer) -> [PostgresRow] {
+        let rowCount = PQntuples(result)
+        let columnCount = PQnfields(result)
+        let columns = PostgresColumns(
+            names: (0..<columnCount).map { String(cString: PQfname(result, $0)) },
+            types: (0..<columnCount).map { PostgresDataType(oid: PQftype(result, $0)) })
+        var rows = [PostgresRow]()
+        rows.reserveCapacity(Int(rowCount))
+        for row in 0..<rowCount {
+            var cells = [String?]()
+            cells.reserveCapacity(Int(columnCount))
+            for column in 0..<columnCount {
+                if PQgetisnull(result, row, column) != 0 {
+                    cells.append(nil)
+                } else {
+                    let length = Int(PQgetlength(result, row, column))
+                    let bytes = UnsafeRawPointer(PQgetvalue(result, row, column)!).assumingMemoryBound(to: UInt8.self)
+                    cells.append(String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self))
+                }
+            }
+            rows.append(PostgresRow(columns: columns, cells: cells))
+        }
+        return rows
+    }
+}

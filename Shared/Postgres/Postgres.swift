@@ -1,2 +1,0 @@
-/// Placeholder until the pool lands.
-enum PostgresPlaceholder {}

@@ -1,0 +1,172 @@
+import Foundation
+
+/// Converts `Date` to and from Postgres' ISO text form (`2024-05-01 12:30:00.123456+00`),
+/// with microsecond precision and no Foundation formatters (they are slow and locale-bound).
+enum TimestampText {
+    private static let secondsFrom1970To2001: Int64 = 978_307_200
+
+    /// `date` in UTC, e.g. `2024-05-01 12:30:00.123456+00`.
+    static func format(_ date: Date) -> String {
+        let reference = date.timeIntervalSinceReferenceDate
+        guard reference.isFinite, abs(reference) < 200_000_000_000 else {
+            return reference < 0 ? "-infinity" : "infinity"
+        }
+        var whole = reference.rounded(.down)
+        var micros = ((reference - whole) * 1_000_000).rounded()
+        if micros >= 1_000_000 {
+            whole += 1
+            micros -= 1_000_000
+        }
+        let epochSeconds = Int64(whole) + secondsFrom1970To2001
+        let (days, secondOfDay) = floorDivide(epochSeconds, 86_400)
+        let (year, month, day) = CivilDate.fromDays(days)
+        var text = ""
+        text.reserveCapacity(32)
+        text += pad(year <= 0 ? 1 - year : year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+        text += " " + pad(Int(secondOfDay / 3600), 2) + ":" + pad(Int(secondOfDay % 3600 / 60), 2)
+        text += ":" + pad(Int(secondOfDay % 60), 2) + "." + pad(Int(micros), 6) + "+00"
+        if year <= 0 { text += " BC" }
+        return text
+    }
+
+    /// Parses `timestamptz`, `timestamp` (read as UTC) and `date` output; nil if malformed.
+    static func parse(_ text: String) -> Date? {
+        switch text {
+        case "infinity": return .distantFuture
+        case "-infinity": return .distantPast
+        default: break
+        }
+        var scanner = DigitScanner(Array(text.utf8))
+        guard let year = scanner.number(minDigits: 4, maxDigits: 7), scanner.skip("-"),
+            let month = scanner.number(digits: 2), (1...12).contains(month), scanner.skip("-"),
+            let day = scanner.number(digits: 2), (1...31).contains(day)
+        else { return nil }
+        var secondOfDay: Int64 = 0
+        var micros: Int64 = 0
+        var offset: Int64 = 0
+        if scanner.skip(" ") || scanner.skip("T") {
+            guard let hour = scanner.number(digits: 2), hour <= 24, scanner.skip(":"),
+                let minute = scanner.number(digits: 2), minute < 60, scanner.skip(":"),
+                let second = scanner.number(digits: 2), second <= 60
+            else { return nil }
+            secondOfDay = Int64(hour * 3600 + minute * 60 + second)
+            if scanner.skip(".") {
+                guard let fraction = scanner.fraction(maxDigits: 6) else { return nil }
+                micros = fraction
+            }
+            if let sign = scanner.sign() {
+                guard let hours = scanner.number(digits: 2) else { return nil }
+                var seconds = hours * 3600
+                if scanner.skip(":") {
+                    guard let minutes = scanner.number(digits: 2) else { return nil }
+                    seconds += minutes * 60
+                    if scanner.skip(":") {
+                        guard let extra = scanner.number(digits: 2) else { return nil }
+                        seconds += extra
+                    }
+                }
+                offset = Int64(sign * seconds)
+            }
+        }
+        let isBC = scanner.skip(" BC")
+        guard scanner.isAtEnd else { return nil }
+        let days = CivilDate.toDays(year: isBC ? 1 - year : year, month: month, day: day)
+        let epochSeconds = Int64(days) * 86_400 + secondOfDay - offset
+        let reference = Double(epochSeconds - secondsFrom1970To2001) + Double(micros) / 1_000_000
+        return Date(timeIntervalSinceReferenceDate: reference)
+    }
+
+    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int, Int64) {
+        let quotient = value >= 0 ? value / divisor : (value - divisor + 1) / divisor
+        return (Int(quotient), value - quotient * divisor)
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+}
+
+/// Proleptic Gregorian calendar arithmetic (H. Hinnant's days-from-civil algorithms).
+enum CivilDate {
+    /// Days since 1970-01-01 of a date; year 0 is 1 BC.
+    static func toDays(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The date `days` after 1970-01-01.
+    static func fromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
+
+/// A cursor over ASCII bytes for the fixed-layout text Postgres prints.
+struct DigitScanner {
+    private let bytes: [UInt8]
+    private var position = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var isAtEnd: Bool { position == bytes.count }
+
+    mutating func skip(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard position + count <= bytes.count else { return false }
+        for index in 0..<count where bytes[position + index] != literal.utf8Start[index] {
+            return false
+        }
+        position += count
+        return true
+    }
+
+    mutating func number(digits: Int) -> Int? { number(minDigits: digits, maxDigits: digits) }
+
+    mutating func number(minDigits: Int, maxDigits: Int) -> Int? {
+        var value = 0
+        var count = 0
+        while count < maxDigits, position < bytes.count, let digit = Self.digit(bytes[position]) {
+            value = value * 10 + digit
+            count += 1
+            position += 1
+        }
+        return count >= minDigits ? value : nil
+    }
+
+    /// Up to `maxDigits` fractional digits, scaled to that many places.
+    mutating func fraction(maxDigits: Int) -> Int64? {
+        var value: Int64 = 0
+        var count = 0
+        while position < bytes.count, let digit = Self.digit(bytes[position]) {
+            if count < maxDigits { value = value * 10 + Int64(digit) }
+            count += 1
+            position += 1
+        }
+        guard count > 0 else { return nil }
+        for _ in min(count, maxDigits)..<maxDigits { value *= 10 }
+        return value
+    }
+
+    /// +1 or -1 for a leading sign, consuming it; nil if there is none.
+    mutating func sign() -> Int? {
+        if skip("+") { return 1 }
+        if skip("-") { return -1 }
+        return nil
+    }
+
+    private static func digit(_ byte: UInt8) -> Int? {
+        (48...57).contains(byte) ? Int(byte - 48) : nil
+    }
+}
