@@ -17,6 +17,7 @@ actor ConnectionPool {
         let continuation: CheckedContinuation<Lease, Error>
     }
 
+    /// Whether the pool still lends connections.
     enum State {
         case running
         case shutDown

@@ -111,18 +111,16 @@ public final class PostgresClient: Sendable {
         let timeout = configuration.connectTimeout
         let threadPool = self.threadPool
         do {
-            let connection = try await threadPool.runIfActive {
+            let connection = try await threadPool.runBlocking {
                 PostgresConnection(
                     id: id, libpq: try LibPQConnection.connect(url: url, connectTimeout: timeout),
                     threadPool: threadPool)
             }
             logger.debug("opened postgres connection", metadata: ["postgres.connection.id": "\(id)"])
             return connection
-        } catch let error as PostgresError {
+        } catch {
             logger.warning("cannot open postgres connection", metadata: ["postgres.error": "\(error)"])
             throw error
-        } catch {
-            throw PostgresError.clientShutDown
         }
     }
 }

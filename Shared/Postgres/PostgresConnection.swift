@@ -52,20 +52,12 @@ public final class PostgresConnection: Sendable {
         _ = try? await run(evenIfStopped: true) { $0.close() }
     }
 
-    /// Runs `body` with the libpq connection on a thread-pool thread. Deliberately not
-    /// cancellable: a statement once sent is waited for, so the connection stays usable
-    /// and a `ROLLBACK` after cancellation still runs.
+    /// Runs `body` with the libpq connection on a thread-pool thread, one call at a time.
     private func run<T: Sendable>(
         evenIfStopped: Bool = false, _ body: @escaping @Sendable (LibPQConnection) throws -> T
     ) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
-            threadPool.submit { state in
-                guard state == .active || evenIfStopped else {
-                    continuation.resume(throwing: PostgresError.clientShutDown)
-                    return
-                }
-                continuation.resume(with: Result { try self.libpq.withLock { try body($0) } })
-            }
+        try await threadPool.runBlocking(evenIfStopped: evenIfStopped) {
+            try self.libpq.withLock { try body($0) }
         }
     }
 }

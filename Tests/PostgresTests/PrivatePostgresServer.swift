@@ -1,0 +1,146 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A Postgres of one test's own, in a temporary folder on a free loopback port, for tests
+/// that restart the server (the shared one must keep running for the other tests).
+/// As root it runs as the `postgres` user, since Postgres refuses to run as root.
+final class PrivatePostgresServer: Sendable {
+    /// A command of the server's life failed; carries its output.
+    struct CommandFailed: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let directory: String
+    let port: Int
+    private let binDirectory: String
+
+    var url: String { "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=disable" }
+    private var dataDirectory: String { directory + "/data" }
+    private var options: String { "-p \(port) -h 127.0.0.1 -k \(directory) -c fsync=off -c max_connections=20" }
+
+    private init(directory: String, port: Int, binDirectory: String) {
+        self.directory = directory
+        self.port = port
+        self.binDirectory = binDirectory
+    }
+
+    /// Starts a server, runs `body`, and removes the server however `body` ends.
+    static func with<T: Sendable>(_ body: (PrivatePostgresServer) async throws -> T) async throws -> T {
+        let server = try await start()
+        do {
+            let result = try await body(server)
+            await server.remove()
+            return result
+        } catch {
+            await server.remove()
+            throw error
+        }
+    }
+
+    private static func start() async throws -> PrivatePostgresServer {
+        let environment = ProcessInfo.processInfo.environment
+        let binDirectory = environment["POSTGRES_BIN_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/lib/postgresql/15/bin"
+        let directory = NSTemporaryDirectory() + "pg-private-" + UUID().uuidString.prefix(8).lowercased()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let server = PrivatePostgresServer(directory: directory, port: try freeLoopbackPort(), binDirectory: binDirectory)
+        do {
+            if getuid() == 0 {
+                try await run("/bin/chown", ["-R", "postgres:postgres", directory])
+            }
+            try await server.asPostgres(
+                "initdb", ["-D", server.dataDirectory, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale"])
+            try await server.pgCtl(["start", "-w", "-t", "60", "-o", server.options])
+            return server
+        } catch {
+            await server.remove()
+            throw error
+        }
+    }
+
+    /// `pg_ctl restart -m fast`: every open connection is terminated.
+    func restart() async throws {
+        try await pgCtl(["restart", "-m", "fast", "-w", "-t", "60", "-o", options])
+    }
+
+    /// Stops the server (if running) and deletes its folder.
+    func remove() async {
+        try? await pgCtl(["stop", "-m", "immediate", "-w", "-t", "30"])
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func pgCtl(_ arguments: [String]) async throws {
+        try await asPostgres("pg_ctl", ["-D", dataDirectory, "-l", directory + "/postgres.log"] + arguments)
+    }
+
+    private func asPostgres(_ tool: String, _ arguments: [String]) async throws {
+        let path = binDirectory + "/" + tool
+        if getuid() == 0 {
+            try await Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", path] + arguments)
+        } else {
+            try await Self.run(path, arguments)
+        }
+    }
+
+    /// Runs a command to completion on a Dispatch thread (it blocks), throwing on failure.
+    /// Uses `posix_spawn` + `waitpid` (Foundation's `Process` may never notice the exit off
+    /// the main thread) and sends output to a file, not a pipe: a server started by the
+    /// command inherits it and would hold a pipe open forever.
+    private static func run(_ executable: String, _ arguments: [String]) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            DispatchQueue.global().async {
+                let outputPath = NSTemporaryDirectory() + "pg-private-command-" + UUID().uuidString
+                defer { unlink(outputPath) }
+                let status = spawnAndWait(executable, arguments, outputPath: outputPath)
+                if status == 0 {
+                    continuation.resume()
+                } else {
+                    let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+                    continuation.resume(throwing: CommandFailed(
+                        description: "\(executable) \(arguments.joined(separator: " ")) exited \(status): \(text)"))
+                }
+            }
+        }
+    }
+
+    /// The exit status of the command, or -1 if it could not be started.
+    private static func spawnAndWait(_ executable: String, _ arguments: [String], outputPath: String) -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { return -1 }
+        }
+        // WIFEXITED / WEXITSTATUS
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : -1
+    }
+
+    /// A TCP port on 127.0.0.1 nobody listens on right now.
+    private static func freeLoopbackPort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw CommandFailed(description: "socket() failed") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
+            }
+        }
+        guard bound else { throw CommandFailed(description: "bind() failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
