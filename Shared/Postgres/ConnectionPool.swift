@@ -14,7 +14,7 @@ actor ConnectionPool {
     struct Waiter {
         let id: Int
         let deadline: ContinuousClock.Instant
-        let continuation: CheckedContinuation<Lease, Error>
+        let continuation: CheckedContinuation<Lease, any Error>
     }
 
     /// Whether the pool still lends connections.
@@ -102,7 +102,7 @@ actor ConnectionPool {
         return closing
     }
 
-    func removeWaiter(_ id: Int, failingWith error: Error) {
+    func removeWaiter(_ id: Int, failingWith error: any Error) {
         guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
         waiters.remove(at: index).continuation.resume(throwing: error)
     }

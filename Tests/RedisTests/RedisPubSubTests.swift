@@ -57,7 +57,8 @@ import Testing
         var iterator = subscription.makeAsyncIterator()
         #expect(await iterator.next() == nil)
         try await TestRedis.withClient { redis throws in
-            #expect(try await TestRedis.subscriberCount(channel, client: redis) == 0)
+            // Redis notices the closed connection asynchronously.
+            #expect(try await TestRedis.eventually { try await TestRedis.subscriberCount(channel, client: redis) == 0 })
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Logging
 import Testing
 
@@ -69,6 +70,7 @@ import Testing
     @Test func deadlineExpiresWhenTheServerIsSlow() async throws {
         try await withServer { server in
             try await RPCClient.withClient(configuration: clientConfiguration(ports: [server.port]), logger: .init(label: "t")) { client in
+                while client.healthyConnectionCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
                 let start = ContinuousClock.now
                 let error = await #expect(throws: RPCError.self) {
                     try await client.call(
@@ -101,10 +103,11 @@ import Testing
         let port = try await withServer { $0.port }
         let configuration = clientConfiguration(ports: [port])
         try await RPCClient.withClient(configuration: configuration, logger: .init(label: "t")) { client in
-            try await withServer(configure: { $0.port = port }) { _ in
+            // Another socket may hold the freed port for a moment (an ephemeral client port).
+            try await withRetriedBind { try await withServer(configure: { $0.port = port }) { _ in
                 let echo = try await client.call("test.echo", Echo(value: 3), as: Echo.self)
                 #expect(echo.value == 3)
-            }
+            } }
         }
     }
 }
@@ -113,4 +116,16 @@ import Testing
 actor Recorder {
     private(set) var values: [Int] = []
     func append(_ value: Int) { self.values.append(value) }
+}
+
+/// Runs `body` again while it fails with "address in use", for at most two seconds.
+func withRetriedBind(_ body: () async throws -> Void) async throws {
+    let deadline = ContinuousClock.now + .seconds(2)
+    while true {
+        do {
+            return try await body()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
 }

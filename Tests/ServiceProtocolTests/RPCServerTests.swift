@@ -94,6 +94,7 @@ import Testing
     @Test func gracefulShutdownFinishesRequestsInFlight() async throws {
         try await withServer { server in
             try await RPCClient.withClient(configuration: clientConfiguration(ports: [server.port]), logger: .init(label: "t")) { client in
+                while client.healthyConnectionCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
                 async let slow = client.call("test.echo", Echo(value: 9, delayMs: 300), as: Echo.self)
                 try await Task.sleep(for: .milliseconds(100))
                 server.shutdown()

@@ -86,7 +86,11 @@ public final class RPCServer: Service, Sendable {
                     for try await connection in inbound {
                         group.addTask {
                             self.track(connection)
-                            try? await connection.closeFuture.get()
+                            await withTaskCancellationHandler {
+                                try? await connection.closeFuture.get()
+                            } onCancel: {
+                                connection.close(promise: nil)
+                            }
                             self.untrack(connection)
                         }
                     }
