@@ -5,6 +5,11 @@ let nio = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
 let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let jwt = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
+let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+let cryptoExtras = Target.Dependency.product(name: "_CryptoExtras", package: "swift-crypto")
+let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
+let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
 
 let package = Package(
     name: "latchkey",
@@ -14,6 +19,7 @@ let package = Package(
         .executable(name: "tokens", targets: ["tokens"]),
         .executable(name: "content-state", targets: ["content-state"]),
         .executable(name: "gateway", targets: ["gateway"]),
+        .executable(name: "mock-idp", targets: ["mock-idp"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -21,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // C libraries.
@@ -48,9 +57,13 @@ let package = Package(
             path: "Shared/ServiceKit"),
 
         // Services: a library with the logic and a thin executable each.
-        .target(name: "IdentityService", dependencies: ["ServiceKit"], path: "Services/identity/Sources/IdentityService"),
+        .target(
+            name: "IdentityService", dependencies: ["ServiceKit", jwt, crypto, httpClient],
+            path: "Services/identity/Sources/IdentityService"),
         .executableTarget(name: "identity", dependencies: ["IdentityService", "ServiceKit"], path: "Services/identity/Sources/identity"),
-        .target(name: "TokenService", dependencies: ["ServiceKit"], path: "Services/tokens/Sources/TokenService"),
+        .target(
+            name: "TokenService", dependencies: ["ServiceKit", jwt, crypto, cryptoExtras],
+            path: "Services/tokens/Sources/TokenService"),
         .executableTarget(name: "tokens", dependencies: ["TokenService", "ServiceKit"], path: "Services/tokens/Sources/tokens"),
         .target(
             name: "ContentStateService", dependencies: ["ServiceKit"],
@@ -60,9 +73,17 @@ let package = Package(
             path: "Services/content-state/Sources/content-state"),
         .target(
             name: "Gateway",
-            dependencies: ["ServiceKit", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: ["ServiceKit", hummingbird],
             path: "Services/gateway/Sources/Gateway"),
         .executableTarget(name: "gateway", dependencies: ["Gateway", "ServiceKit"], path: "Services/gateway/Sources/gateway"),
+
+        // The mock Apple / Google identity provider for tests, the local stack and benchmarks.
+        .target(
+            name: "MockIdentityProvider", dependencies: [hummingbird, jwt, crypto, cryptoExtras, logging],
+            path: "Tools/mock-idp/Sources/MockIdentityProvider"),
+        .executableTarget(
+            name: "mock-idp", dependencies: ["MockIdentityProvider", "ServiceKit"],
+            path: "Tools/mock-idp/Sources/mock-idp"),
 
         // Benchmarks (run by scripts/bench).
         .executableTarget(
@@ -78,6 +99,9 @@ let package = Package(
         .testTarget(name: "RedisTests", dependencies: ["Redis"]),
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit"]),
         .testTarget(name: "ExecutableTests", dependencies: ["ServiceProtocol", "ServiceKit"]),
+        .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "MockIdentityProvider", jwt]),
+        .testTarget(name: "TokenServiceTests", dependencies: ["TokenService", jwt]),
+        .testTarget(name: "ContentStateServiceTests", dependencies: ["ContentStateService"]),
     ]
 )
 

@@ -1,0 +1,2 @@
+/// Placeholder until the identity issue builds the mock provider.
+enum MockIdentityProviderPlaceholder {}
