@@ -53,19 +53,19 @@ final class RPCClientConnection: Sendable {
         let remaining = deadline - .now
         guard remaining > .zero else { throw RPCCallFailure.deadlineExceeded }
         let id = self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        let envelope = RequestEnvelope(
-            id: id, method: method, params: params,
-            deadlineMs: UInt64(max(1, remaining.milliseconds.rounded(.up))), requestID: requestID)
-        let frame: ByteBuffer
+        let paramsJSON: Data
         do {
-            frame = try JSONCoders.encoder.encodeAsByteBuffer(envelope, allocator: self.channel.allocator)
+            paramsJSON = try JSONCoders.encoder.encode(params)
         } catch {
             throw RPCError.badRequest("Parameters of \(method) cannot be encoded")
         }
+        let frame = EnvelopeWriter.request(
+            id: id, method: method, params: paramsJSON,
+            deadlineMs: UInt64(max(1, remaining.milliseconds.rounded(.up))), requestID: requestID)
         let promise = self.channel.eventLoop.makePromise(of: (any Sendable).self)
         let nanoseconds = Int64(remaining.milliseconds * 1_000_000)
         let call = RPCOutboundCall(
-            id: id, frame: frame, decodeResult: { try $0.decode(Result.self, forKey: .result) },
+            id: id, frame: frame, decodeResult: { try JSONCoders.decoder.decode(Result.self, from: $0) },
             promise: promise, deadline: .now() + .nanoseconds(nanoseconds))
         self.channel.writeAndFlush(call).whenFailure { _ in
             promise.fail(RPCCallFailure.notSent)

@@ -12,6 +12,9 @@ enum RPCCallFailure: Error {
     case deadlineExceeded
 }
 
+/// Decodes the `result` JSON of one call into the type its caller expects.
+typealias ResultDecoder = @Sendable (ByteBuffer) throws -> any Sendable
+
 /// One request on its way out: the encoded frame, how to decode its result, the promise its
 /// response completes, and when to give up waiting.
 struct RPCOutboundCall: Sendable {
@@ -23,8 +26,8 @@ struct RPCOutboundCall: Sendable {
 }
 
 /// Multiplexes calls over one connection: keeps every call in flight by id, completes it when
-/// the response with that id arrives (decoding it in the same pass that finds the id), fails
-/// it at its deadline, and fails all of them when the connection closes.
+/// the response with that id arrives (decoding its result with the caller's type), fails it at
+/// its deadline, and fails all of them when the connection closes.
 final class RPCClientHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = RPCOutboundCall
@@ -38,21 +41,6 @@ final class RPCClientHandler: ChannelDuplexHandler {
 
     private var pending: [UInt64: Pending] = [:]
     private var closed = false
-    private let lookup = ResultDecoderLookup()
-    private let decoder = JSONDecoder()
-
-    init() {
-        self.decoder.userInfo[ResultDecoderLookup.userInfoKey] = self.lookup
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
-        self.lookup.decoderForID = { id in loopBoundSelf.value.pending[id]?.decodeResult }
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        self.lookup.decoderForID = { _ in nil }
-    }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let call = self.unwrapOutboundIn(data)
@@ -77,18 +65,29 @@ final class RPCClientHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = self.unwrapInboundIn(data)
-        guard let response = try? self.decoder.decode(IncomingResponse.self, from: frame) else {
+        guard let envelope = try? FrameEnvelope(frame), let id = try? envelope.unsigned("id") else {
             // A peer that sends what we cannot read is not one to keep talking to.
             context.close(promise: nil)
             return
         }
-        if response.id == 0 {
+        if id == 0 {
             // A connection-level error (frame_too_large, unauthenticated): the server closes next.
             self.failAll(with: .connectionLost)
             return
         }
-        guard let outcome = response.outcome else { return }  // late: the call already gave up
-        self.complete(response.id, with: outcome.mapError { $0 as any Error })
+        guard let decodeResult = self.pending[id]?.decodeResult else { return }  // late: the call gave up
+        if let errorJSON = envelope.slice("error") {
+            let error = (try? JSONCoders.decoder.decode(RPCError.self, from: errorJSON))
+                ?? RPCError(.internal, "The service's error could not be read")
+            self.complete(id, with: .failure(error))
+            return
+        }
+        do {
+            let result = try decodeResult(envelope.slice("result") ?? ByteBuffer(string: "null"))
+            self.complete(id, with: .success(result))
+        } catch {
+            self.complete(id, with: .failure(RPCError(.internal, "The service's response could not be read")))
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -1,64 +1,61 @@
 import Foundation
+import NIOCore
 
-/// Decodes the `params` member of one method's requests into its registered type.
-typealias ParamsDecoder = @Sendable (KeyedDecodingContainer<EnvelopeKey>) throws -> any Sendable
-
-/// The params decoder of every method a server answers, handed to `IncomingRequest` through
-/// the decoder's `userInfo` so a request is parsed once, header and params together.
-struct ParamsDecoders: Sendable {
-    var byMethod: [String: ParamsDecoder]
-
-    static let userInfoKey = CodingUserInfoKey(rawValue: "latchkey.rpc.paramsDecoders")!
-
-    /// A JSON decoder that decodes `IncomingRequest`s with these decoders.
-    func makeJSONDecoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.userInfo[Self.userInfoKey] = self
-        return decoder
+/// A request as a server reads it: the envelope's fields, with `params` still as bytes for
+/// the method's own decoder.
+struct IncomingRequest {
+    /// A frame that is not a usable request; `id` is the request's when it could be read, else 0.
+    struct Invalid: Error {
+        var id: UInt64
+        var message: String
     }
-}
 
-/// A request as a server reads it: the envelope's fields and the outcome of decoding `params`
-/// with the type its method registered (or why that failed).
-struct IncomingRequest: Decodable {
-    var v: Int?
+    var v: UInt64?
     var id: UInt64
     var method: String
     var deadlineMs: UInt64?
     var requestID: String?
-    var params: Result<any Sendable, RPCError>
+    /// The `params` JSON; nil when absent or `null` (read as `{}`).
+    var params: ByteBuffer?
 
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: EnvelopeKey.self)
-        self.id = try container.decode(UInt64.self, forKey: .id)
-        self.v = try container.decodeIfPresent(Int.self, forKey: .v)
-        self.method = try container.decode(String.self, forKey: .method)
-        self.deadlineMs = try container.decodeIfPresent(UInt64.self, forKey: .deadlineMs)
-        self.requestID = try container.decodeIfPresent(String.self, forKey: .requestID)
-        let decoders = decoder.userInfo[ParamsDecoders.userInfoKey] as? ParamsDecoders
-        guard let decodeParams = decoders?.byMethod[self.method] else {
-            self.params = .failure(RPCError(.methodNotFound, "Unknown method \(self.method)"))
-            return
-        }
+    init(_ frame: ByteBuffer) throws(Invalid) {
+        var id: UInt64 = 0
         do {
-            self.params = .success(try decodeParams(container))
+            let envelope = try FrameEnvelope(frame)
+            guard let readID = try envelope.unsigned("id") else { throw FrameEnvelope.Invalid(message: "Missing field id") }
+            id = readID
+            guard let method = try envelope.string("method") else { throw FrameEnvelope.Invalid(message: "Missing field method") }
+            self.id = readID
+            self.method = method
+            self.v = try envelope.unsigned("v")
+            self.deadlineMs = try envelope.unsigned("deadline_ms")
+            self.requestID = try envelope.string("request_id")
+            self.params = envelope.slice("params")
+        } catch let error as FrameEnvelope.Invalid {
+            throw Invalid(id: id, message: "Malformed request: \(error.message)")
         } catch {
-            self.params = .failure(.badRequest(describe(decodingError: error)))
+            throw Invalid(id: id, message: "Malformed request")
+        }
+    }
+
+    /// Decodes `params` as `T`; absent params read as `{}`. A failure names the field.
+    static func decode<T: Decodable>(_ type: T.Type, from params: ByteBuffer?) throws(RPCError) -> T {
+        do {
+            if let params {
+                return try JSONCoders.decoder.decode(T.self, from: params)
+            }
+            return try JSONCoders.decoder.decode(T.self, from: JSONCoders.emptyObject)
+        } catch {
+            throw .badRequest(describe(decodingError: error))
         }
     }
 }
 
-/// The request id of a frame that did not decode as a request, if it has one; else 0.
-struct RequestIDOnly: Decodable {
-    var id: UInt64
-}
-
-/// A short, safe description of why JSON did not decode: the field path and the problem.
+/// A short, safe description of why params did not decode: the field path and the problem.
 func describe(decodingError error: any Error) -> String {
     guard let error = error as? DecodingError else { return "Invalid params" }
     func path(_ codingPath: [any CodingKey]) -> String {
-        let keys = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-        return keys.isEmpty ? "params" : keys.joined(separator: ".")
+        (["params"] + codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }).joined(separator: ".")
     }
     switch error {
     case .keyNotFound(let key, let context):
@@ -66,7 +63,7 @@ func describe(decodingError error: any Error) -> String {
     case .typeMismatch(_, let context), .valueNotFound(_, let context):
         return "Invalid type for \(path(context.codingPath))"
     case .dataCorrupted(let context):
-        return context.codingPath.isEmpty ? "Malformed JSON" : "Invalid value for \(path(context.codingPath))"
+        return context.codingPath.isEmpty ? "Malformed params" : "Invalid value for \(path(context.codingPath))"
     @unknown default:
         return "Invalid params"
     }

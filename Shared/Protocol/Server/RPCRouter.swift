@@ -9,10 +9,9 @@ import NIOFoundationCompat
 /// both into response frames, so handlers never see JSON or the wire.
 public struct RPCRouter: Sendable {
     /// Runs a method on parameters already decoded to its type and encodes the response.
-    typealias Handler = @Sendable (_ params: any Sendable, _ id: UInt64, _ context: RPCRequestContext) async -> ByteBuffer
+    typealias Handler = @Sendable (_ params: ByteBuffer?, _ id: UInt64, _ context: RPCRequestContext) async -> ByteBuffer
 
     private(set) var handlers: [String: Handler] = [:]
-    private(set) var paramsDecoders: [String: ParamsDecoder] = [:]
 
     public init() {}
 
@@ -25,14 +24,11 @@ public struct RPCRouter: Sendable {
         params: Params.Type = Params.self,
         _ handler: @escaping @Sendable (Params, RPCRequestContext) async throws -> Result
     ) {
-        self.paramsDecoders[method] = { container in
-            try container.decodeObject(Params.self, forKey: .params)
-        }
-        self.handlers[method] = { params, id, context in
+        self.handlers[method] = { paramsJSON, id, context in
             do {
-                let result = try await handler(params as! Params, context)
-                return try JSONCoders.encoder.encodeAsByteBuffer(
-                    ResultEnvelope(id: id, result: result), allocator: RPCRouter.allocator)
+                let params = try IncomingRequest.decode(Params.self, from: paramsJSON)
+                let result = try await handler(params, context)
+                return EnvelopeWriter.result(id: id, result: try JSONCoders.encoder.encode(result))
             } catch {
                 return RPCRouter.encodeError(RPCRouter.rpcError(for: error, logger: context.logger), id: id)
             }

@@ -9,26 +9,20 @@ final class RPCServerCore: Sendable {
     let configuration: RPCServer.Configuration
     let router: RPCRouter
     let logger: Logger
-    /// Decodes requests with the params types of this server's methods (and `hello`).
-    let decoder: JSONDecoder
-
     init(configuration: RPCServer.Configuration, router: RPCRouter, logger: Logger) {
         self.configuration = configuration
         self.router = router
         self.logger = logger
-        var paramsDecoders = router.paramsDecoders
-        paramsDecoders[Hello.method] = { try $0.decodeObject(Hello.Params.self, forKey: .params) }
-        self.decoder = ParamsDecoders(byMethod: paramsDecoders).makeJSONDecoder()
     }
 
     /// Checks the first frame: it must be a `hello` with the service token (compared in
     /// constant time) and a protocol version we speak. Returns the reply and, when accepted,
     /// the caller's name.
     func handshake(_ frame: ByteBuffer) -> (ByteBuffer, String?) {
-        let request = try? self.decoder.decode(IncomingRequest.self, from: frame)
+        let request = try? IncomingRequest(frame)
         let id = request?.id ?? 0
-        guard request?.method == Hello.method, case .success(let decoded) = request?.params,
-            let params = decoded as? Hello.Params,
+        guard let request, request.method == Hello.method,
+            let params = try? IncomingRequest.decode(Hello.Params.self, from: request.params),
             constantTimeEquals(params.token, self.configuration.serviceToken)
         else {
             return (RPCRouter.encodeError(RPCError(.unauthenticated, "Send a hello with a valid service token first"), id: id), nil)
@@ -39,7 +33,7 @@ final class RPCServerCore: Sendable {
         let result = Hello.Result(
             service: self.configuration.serviceName, version: self.configuration.serviceVersion,
             protocol: rpcProtocolVersion, methods: [Hello.method] + self.router.methods)
-        let reply = (try? JSONCoders.encoder.encodeAsByteBuffer(ResultEnvelope(id: id, result: result), allocator: RPCRouter.allocator))
+        let reply = (try? JSONCoders.encoder.encode(result)).map { EnvelopeWriter.result(id: id, result: $0) }
             ?? RPCRouter.encodeError(.internalError, id: id)
         return (reply, params.service)
     }
@@ -48,21 +42,15 @@ final class RPCServerCore: Sendable {
     func respond(to frame: ByteBuffer, caller: String, logger: Logger) async -> ByteBuffer {
         let request: IncomingRequest
         do {
-            request = try self.decoder.decode(IncomingRequest.self, from: frame)
+            request = try IncomingRequest(frame)
         } catch {
-            let id = (try? JSONCoders.decoder.decode(RequestIDOnly.self, from: frame).id) ?? 0
-            return RPCRouter.encodeError(.badRequest("Malformed request: \(describe(decodingError: error))"), id: id)
+            return RPCRouter.encodeError(.badRequest(error.message), id: error.id)
         }
-        guard request.v == nil || request.v == rpcProtocolVersion else {
+        guard request.v == nil || request.v == UInt64(rpcProtocolVersion) else {
             return RPCRouter.encodeError(.badRequest("Unsupported envelope version"), id: request.id)
         }
         if request.method == Hello.method {
             return self.handshake(frame).0
-        }
-        let params: any Sendable
-        switch request.params {
-        case .success(let decoded): params = decoded
-        case .failure(let error): return RPCRouter.encodeError(error, id: request.id)
         }
         guard let handler = self.router.handlers[request.method] else {
             return RPCRouter.encodeError(RPCError(.methodNotFound, "Unknown method \(request.method)"), id: request.id)
@@ -82,7 +70,7 @@ final class RPCServerCore: Sendable {
         let context = RPCRequestContext(
             method: request.method, requestID: request.requestID, caller: caller, deadline: deadline, logger: logger)
         let start = ContinuousClock.now
-        let response = await handler(params, request.id, context)
+        let response = await handler(request.params, request.id, context)
         if logger.logLevel <= .debug {
             logger.debug("RPC handled", metadata: ["rpc.duration_ms": "\((ContinuousClock.now - start).milliseconds)"])
         }

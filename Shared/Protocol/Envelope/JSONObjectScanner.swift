@@ -1,0 +1,146 @@
+/// Finds the byte ranges of the top-level members of one JSON object without decoding the
+/// nested values, so an envelope's `params` or `result` can be handed to `JSONDecoder` alone.
+///
+/// It checks the object's structure (strings, brackets, literals, separators, nothing after
+/// the closing brace); the values it does not read are checked by whoever decodes them.
+struct JSONObjectScanner {
+    /// One member: its key (escape sequences left as written) and the byte range of its value.
+    struct Member {
+        var key: String
+        var value: Range<Int>
+    }
+
+    struct Malformed: Error {}
+
+    private let bytes: UnsafeRawBufferPointer
+    private var index = 0
+
+    private init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    /// The members of the object that `bytes` holds, in order.
+    static func members(of bytes: UnsafeRawBufferPointer) throws -> [Member] {
+        var scanner = JSONObjectScanner(bytes)
+        return try scanner.object()
+    }
+
+    private mutating func object() throws -> [Member] {
+        self.skipWhitespace()
+        try self.expect(UInt8(ascii: "{"))
+        var members: [Member] = []
+        self.skipWhitespace()
+        if self.peek() == UInt8(ascii: "}") {
+            self.index += 1
+        } else {
+            while true {
+                self.skipWhitespace()
+                let keyRange = try self.string()
+                self.skipWhitespace()
+                try self.expect(UInt8(ascii: ":"))
+                self.skipWhitespace()
+                let start = self.index
+                try self.value()
+                let key = String(decoding: self.bytes[(keyRange.lowerBound + 1)..<(keyRange.upperBound - 1)], as: UTF8.self)
+                members.append(Member(key: key, value: start..<self.index))
+                self.skipWhitespace()
+                guard let next = self.next() else { throw Malformed() }
+                if next == UInt8(ascii: "}") { break }
+                guard next == UInt8(ascii: ",") else { throw Malformed() }
+            }
+        }
+        self.skipWhitespace()
+        guard self.index == self.bytes.count else { throw Malformed() }
+        return members
+    }
+
+    /// Skips one value of any kind.
+    private mutating func value() throws {
+        guard let byte = self.peek() else { throw Malformed() }
+        switch byte {
+        case UInt8(ascii: "\""):
+            _ = try self.string()
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            try self.container()
+        case UInt8(ascii: "t"):
+            try self.literal("true")
+        case UInt8(ascii: "f"):
+            try self.literal("false")
+        case UInt8(ascii: "n"):
+            try self.literal("null")
+        default:
+            let start = self.index
+            while let byte = self.peek(), Self.isNumberByte(byte) { self.index += 1 }
+            guard self.index > start else { throw Malformed() }
+        }
+    }
+
+    /// Skips a nested object or array, matching brackets and skipping strings.
+    private mutating func container() throws {
+        var stack: [UInt8] = []
+        repeat {
+            guard let byte = self.peek() else { throw Malformed() }
+            switch byte {
+            case UInt8(ascii: "{"): stack.append(UInt8(ascii: "}")); self.index += 1
+            case UInt8(ascii: "["): stack.append(UInt8(ascii: "]")); self.index += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                guard stack.popLast() == byte else { throw Malformed() }
+                self.index += 1
+            case UInt8(ascii: "\""): _ = try self.string()
+            case 0..<0x20 where !Self.isWhitespace(byte): throw Malformed()
+            default: self.index += 1
+            }
+        } while !stack.isEmpty
+    }
+
+    /// Skips a string and returns its range, quotes included.
+    private mutating func string() throws -> Range<Int> {
+        let start = self.index
+        try self.expect(UInt8(ascii: "\""))
+        while let byte = self.next() {
+            switch byte {
+            case UInt8(ascii: "\""): return start..<self.index
+            case UInt8(ascii: "\\"): guard self.next() != nil else { throw Malformed() }
+            case 0..<0x20: throw Malformed()
+            default: continue
+            }
+        }
+        throw Malformed()
+    }
+
+    private mutating func literal(_ word: StaticString) throws {
+        let count = word.utf8CodeUnitCount
+        guard self.index + count <= self.bytes.count else { throw Malformed() }
+        for offset in 0..<count where self.bytes[self.index + offset] != word.utf8Start[offset] {
+            throw Malformed()
+        }
+        self.index += count
+    }
+
+    private mutating func expect(_ byte: UInt8) throws {
+        guard self.next() == byte else { throw Malformed() }
+    }
+
+    private func peek() -> UInt8? {
+        self.index < self.bytes.count ? self.bytes[self.index] : nil
+    }
+
+    private mutating func next() -> UInt8? {
+        guard self.index < self.bytes.count else { return nil }
+        defer { self.index += 1 }
+        return self.bytes[self.index]
+    }
+
+    private mutating func skipWhitespace() {
+        while let byte = self.peek(), Self.isWhitespace(byte) { self.index += 1 }
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    private static func isNumberByte(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
+            || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+    }
+}

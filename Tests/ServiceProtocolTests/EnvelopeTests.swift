@@ -1,0 +1,73 @@
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import Testing
+
+@testable import ServiceProtocol
+
+@Suite struct EnvelopeTests {
+    private func members(_ json: String) throws -> [String: String] {
+        let bytes = Array(json.utf8)
+        let found = try bytes.withUnsafeBytes { try JSONObjectScanner.members(of: $0) }
+        var result: [String: String] = [:]
+        for member in found { result[member.key] = String(decoding: bytes[member.value], as: UTF8.self) }
+        return result
+    }
+
+    @Test func scannerFindsTopLevelMembersAndSkipsNestedValues() throws {
+        let json = #" {"v":1, "id" : 7,"params":{"a":"}{\"][","b":[1,{"c":null}],"d":true},"method":"x.y","n":-1.5e3,"f":false} "#
+        let found = try self.members(json)
+        #expect(found["id"] == "7")
+        #expect(found["method"] == #""x.y""#)
+        #expect(found["params"] == #"{"a":"}{\"][","b":[1,{"c":null}],"d":true}"#)
+        #expect(found["n"] == "-1.5e3")
+        #expect(found["f"] == "false")
+        #expect(try self.members("{}").isEmpty)
+    }
+
+    @Test(arguments: [
+        "", "[]", "{", #"{"a":1"#, #"{"a":1}x"#, #"{"a" 1}"#, #"{"a":}"#, #"{"a":tru}"#, #"{"a":"x}"#,
+        #"{"a":[1,2}"#, #"{"a":{"b":1]}"#, "{\"a\":\"line\nbreak\"}", #"{"a":1,}"#, #"{a:1}"#,
+    ])
+    func scannerRejectsMalformedObjects(_ json: String) {
+        #expect(throws: JSONObjectScanner.Malformed.self) { try self.members(json) }
+    }
+
+    @Test func requestFieldsAreReadAndParamsKeptAsBytes() throws {
+        let frame = ByteBuffer(string: #"{"v":1,"id":18446744073709551615,"method":"a\u002eb","request_id":"r\"1","params":{"x":1}}"#)
+        let request = try IncomingRequest(frame)
+        #expect(request.id == UInt64.max)
+        #expect(request.method == "a.b")
+        #expect(request.requestID == #"r"1"#)
+        #expect(request.params.map { String(buffer: $0) } == #"{"x":1}"#)
+        #expect(try IncomingRequest(ByteBuffer(string: #"{"id":2,"method":"m","params":null}"#)).params == nil)
+    }
+
+    @Test func invalidRequestsKeepTheirIDWhenReadable() {
+        do {
+            _ = try IncomingRequest(ByteBuffer(string: #"{"id":9,"method":5}"#))
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.id == 9)
+            #expect(error.message.contains("method"))
+        }
+        do {
+            _ = try IncomingRequest(ByteBuffer(string: #"{"id":99999999999999999999,"method":"m"}"#))
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.id == 0)
+        }
+    }
+
+    @Test(arguments: ["plain", "quote\"back\\slash", "new\nline\ttab\u{1}", "ünïcødé ✓"])
+    func writtenEnvelopesAreValidJSONWithEscapedStrings(_ text: String) throws {
+        let frame = EnvelopeWriter.request(id: 3, method: "m", params: Data(#"{"k":[1]}"#.utf8), deadlineMs: 10, requestID: text)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(buffer: frame)) as? [String: Any])
+        #expect(object["request_id"] as? String == text)
+        #expect(object["id"] as? Int == 3)
+        #expect(object["deadline_ms"] as? Int == 10)
+        #expect((object["params"] as? [String: [Int]]) == ["k": [1]])
+        let request = try IncomingRequest(frame)
+        #expect(request.requestID == text)
+    }
+}
