@@ -67,6 +67,54 @@ import Testing
         }
     }
 
+    @Test func onlyIdempotentCallsAreRetriedWhenTheServerDiesMidCall() async throws {
+        func router(_ name: String, delay: Duration) -> RPCRouter {
+            var router = RPCRouter()
+            router.register("test.where") { (_: Empty, _) -> String in
+                try await Task.sleep(for: delay)
+                return name
+            }
+            return router
+        }
+        for idempotent in [false, true] {
+            try await withServer(router: router("survivor", delay: .zero)) { survivor in
+                try await withThrowingTaskGroup(of: Void.self) { servers in
+                    let victim = try await RPCServer.bind(
+                        configuration: .init(serviceName: "victim", serviceToken: testToken),
+                        router: router("victim", delay: .seconds(2)), logger: Logger(label: "victim"))
+                    servers.addTask { try await victim.run() }
+                    let configuration = clientConfiguration(ports: [victim.port, survivor.port])
+                    try await RPCClient.withClient(configuration: configuration, logger: .init(label: "t")) { client in
+                        while client.healthyConnectionCount < 4 { try await Task.sleep(for: .milliseconds(10)) }
+                        // Round robin puts two of the four calls on the victim's two connections.
+                        let outcomes = try await withThrowingTaskGroup(of: String.self) { calls in
+                            for _ in 0..<4 {
+                                calls.addTask {
+                                    do {
+                                        return try await client.call(
+                                            "test.where", Empty(), as: String.self, options: .init(idempotent: idempotent))
+                                    } catch let error as RPCError {
+                                        return error.code.rawValue
+                                    }
+                                }
+                            }
+                            try await Task.sleep(for: .milliseconds(200))
+                            servers.cancelAll()  // the victim drops its connections with the calls in flight
+                            var outcomes: [String] = []
+                            for try await outcome in calls { outcomes.append(outcome) }
+                            return outcomes.sorted()
+                        }
+                        if idempotent {
+                            #expect(outcomes == ["survivor", "survivor", "survivor", "survivor"])
+                        } else {
+                            #expect(outcomes == ["service_unavailable", "service_unavailable", "survivor", "survivor"])
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test func deadlineExpiresWhenTheServerIsSlow() async throws {
         try await withServer { server in
             try await RPCClient.withClient(configuration: clientConfiguration(ports: [server.port]), logger: .init(label: "t")) { client in
