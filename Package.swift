@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -73,7 +74,7 @@ let package = Package(
             path: "Services/content-state/Sources/content-state"),
         .target(
             name: "Gateway",
-            dependencies: ["ServiceKit", hummingbird],
+            dependencies: ["ServiceKit", hummingbird, .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Services/gateway/Sources/Gateway"),
         .executableTarget(name: "gateway", dependencies: ["Gateway", "ServiceKit"], path: "Services/gateway/Sources/gateway"),
 

@@ -78,6 +78,25 @@ import FoundationNetworking
             }
         }
         #expect(body == ["status": "ok"], "stderr: \(process.stderr) stdout: \(process.stdout)")
+
+        // Unknown routes get the JSON error body, with the caller's request id echoed.
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/v1/nowhere")!)
+        request.setValue("trace-123", forHTTPHeaderField: "X-Request-ID")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        #expect(http.statusCode == 404)
+        #expect(http.value(forHTTPHeaderField: "X-Request-ID") == "trace-123")
+        let error = try JSONDecoder().decode([String: [String: String]].self, from: data)["error"]
+        #expect(error == ["code": "not_found", "message": "Not found", "request_id": "trace-123"])
+
+        // A declared body over MAX_BODY_BYTES is refused before it is read.
+        var upload = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/v1/auth/refresh")!)
+        upload.httpMethod = "POST"
+        upload.httpBody = Data(repeating: UInt8(ascii: "a"), count: 70_000)
+        let (tooLargeData, tooLarge) = try await URLSession.shared.data(for: upload)
+        #expect((tooLarge as? HTTPURLResponse)?.statusCode == 413)
+        #expect(String(decoding: tooLargeData, as: UTF8.self).contains("payload_too_large"))
+        #expect((tooLarge as? HTTPURLResponse)?.value(forHTTPHeaderField: "X-Request-ID")?.isEmpty == false)
         process.terminate()
         #expect(await process.waitForExit(timeout: .seconds(15)) == 0)
     }

@@ -19,6 +19,9 @@ public enum GatewayApp {
         let redis = try await BackendBootstrap.redis(env, logger: logger)
         let backends = Backends(configuration: configuration, logger: logger)
         let router = Router()
+        router.add(middleware: RequestIDMiddleware())
+        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: BodyLimitMiddleware(maxBodyBytes: configuration.maxBodyBytes))
         router.get("/healthz") { _, _ in
             HealthResponse(status: "ok")
         }

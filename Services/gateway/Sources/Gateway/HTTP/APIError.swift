@@ -1,0 +1,79 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ServiceProtocol
+
+/// An error as the public API answers it: a status, a catalogue code and a message for people,
+/// in the body `{"error":{"code","message","request_id"}}`. Handlers just `throw` it.
+struct APIError: HTTPResponseError {
+    var status: HTTPResponse.Status
+    var code: ErrorCode
+    var message: String
+    var headers: HTTPFields = [:]
+
+    init(_ status: HTTPResponse.Status, _ code: ErrorCode, _ message: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+        if status == .unauthorized {
+            self.headers[.wwwAuthenticate] = "Bearer"
+        }
+    }
+
+    /// A backend's error, with the status the catalogue gives its code.
+    init(_ error: RPCError) {
+        self.init(Self.status(for: error.code), error.code, error.message)
+    }
+
+    static func badRequest(_ message: String) -> APIError { APIError(.badRequest, .badRequest, message) }
+    static let unauthorized = APIError(.unauthorized, .unauthorized, "Sign in again")
+    static let notFound = APIError(.notFound, .notFound, "Not found")
+    static let payloadTooLarge = APIError(.contentTooLarge, .payloadTooLarge, "The request body is too large")
+    static let internalError = APIError(.internalServerError, .internal, "Something went wrong on our side")
+
+    /// The HTTP status of each catalogue code (DESIGN.md section 6), in one place.
+    static func status(for code: ErrorCode) -> HTTPResponse.Status {
+        switch code {
+        case .badRequest: .badRequest
+        case .unauthorized, .invalidIdentityToken, .invalidRefreshToken, .refreshTokenReused: .unauthorized
+        case .forbidden, .userInactive: .forbidden
+        case .notFound: .notFound
+        case .identityAlreadyLinked, .lastIdentity, .conflict: .conflict
+        case .payloadTooLarge: .contentTooLarge
+        case .rateLimited: .tooManyRequests
+        case .serviceUnavailable, .deadlineExceeded: .serviceUnavailable
+        default: .internalServerError
+        }
+    }
+
+    private struct Body: Encodable {
+        struct Detail: Encodable {
+            var code: String
+            var message: String
+            var requestID: String
+
+            enum CodingKeys: String, CodingKey {
+                case code, message
+                case requestID = "request_id"
+            }
+        }
+
+        var error: Detail
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        let requestID = context.logger[metadataKey: "request.id"].map { "\($0)" } ?? ""
+        let body = Body(error: .init(code: self.code.rawValue, message: self.message, requestID: requestID))
+        var headers = self.headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(
+            status: self.status, headers: headers,
+            body: .init(byteBuffer: ByteBuffer(data: try JSONEncoder().encode(body))))
+    }
+}
+
+extension HTTPField.Name {
+    /// `X-Request-ID`: taken from the client or generated, echoed, and passed to the backends.
+    static let requestID = Self("X-Request-ID")!
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceProtocol
+
+/// Takes the client's `X-Request-ID` (when it is a sane token) or makes one, keeps it in the
+/// context logger's metadata as `request.id` (where handlers take it to pass to the backends,
+/// and error bodies to report it), and sets it on the response. Logs one line per request with its status and duration.
+struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let requestID = request.headers[.requestID].flatMap(Self.sanitized) ?? UUID().uuidString.lowercased()
+        var context = context
+        context.logger[metadataKey: "request.id"] = "\(requestID)"
+        let start = ContinuousClock.now
+        do {
+            var response = try await next(request, context)
+            response.headers[.requestID] = requestID
+            self.log(request, status: response.status, since: start, context: context)
+            return response
+        } catch let error as any HTTPResponseError {
+            var response = try error.response(from: request, context: context)
+            response.headers[.requestID] = requestID
+            self.log(request, status: response.status, since: start, context: context)
+            return response
+        }
+    }
+
+    private func log(_ request: Request, status: HTTPResponse.Status, since start: ContinuousClock.Instant, context: Context) {
+        let milliseconds = Int((ContinuousClock.now - start).milliseconds.rounded())
+        context.logger.info(
+            "request",
+            metadata: [
+                "http.method": "\(request.method.rawValue)",
+                "http.path": "\(context.endpointPath ?? "unmatched")",
+                "http.status": "\(status.code)",
+                "http.duration_ms": "\(milliseconds)",
+            ])
+    }
+
+    /// A client id is kept only if it is 1–128 visible ASCII characters.
+    static func sanitized(_ value: String) -> String? {
+        guard (1...128).contains(value.utf8.count), value.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+        return value
+    }
+}
