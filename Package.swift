@@ -87,9 +87,10 @@ let package = Package(
             path: "Tools/mock-idp/Sources/mock-idp"),
 
         // Benchmarks (run by scripts/bench).
+        .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport"),
         .executableTarget(
             name: "foundation-bench",
-            dependencies: ["ServiceProtocol", "Postgres", logging, nio, nioPosix],
+            dependencies: ["BenchmarkSupport", "ServiceProtocol", "Postgres", logging, nio, nioPosix],
             path: "Benchmarks/foundation-bench"),
 
         // Tests.

@@ -1,13 +1,15 @@
-/// Throughput and latency percentiles of one benchmark run.
-struct LatencyStats {
-    var name: String
-    var concurrency: Int
-    var count: Int
-    var seconds: Double
-    var p50: Double
-    var p99: Double
+import Foundation
 
-    init(name: String, concurrency: Int, samples: [Duration], elapsed: Duration) {
+/// Throughput and latency percentiles of one benchmark run.
+public struct LatencyStats: Sendable {
+    public var name: String
+    public var concurrency: Int
+    public var count: Int
+    public var seconds: Double
+    public var p50: Double
+    public var p99: Double
+
+    public init(name: String, concurrency: Int, samples: [Duration], elapsed: Duration) {
         let sorted = samples.map { Double($0.components.attoseconds) / 1e15 + Double($0.components.seconds) * 1000 }.sorted()
         self.name = name
         self.concurrency = concurrency
@@ -17,18 +19,18 @@ struct LatencyStats {
         self.p99 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
     }
 
-    var perSecond: Double { Double(self.count) / self.seconds }
+    public var perSecond: Double { Double(self.count) / self.seconds }
 
-    static let header = "| benchmark | concurrency | ops | ops/s | p50 ms | p99 ms |\n|---|---:|---:|---:|---:|---:|"
+    public static let header = "| benchmark | concurrency | ops | ops/s | p50 ms | p99 ms |\n|---|---:|---:|---:|---:|---:|"
 
-    var row: String {
+    public var row: String {
         "| \(self.name) | \(self.concurrency) | \(self.count) | \(Int(self.perSecond)) | \(String(format: "%.3f", self.p50)) | \(String(format: "%.3f", self.p99)) |"
     }
 }
 
 /// Runs `operation` from `concurrency` tasks for `duration` (after a short warm-up) and
 /// collects every call's latency.
-func measure(
+public func measure(
     _ name: String, concurrency: Int, duration: Duration, warmup: Duration = .milliseconds(500),
     _ operation: @escaping @Sendable () async throws -> Void
 ) async throws -> LatencyStats {
@@ -54,5 +56,3 @@ func measure(
     }
     return LatencyStats(name: name, concurrency: concurrency, samples: samples, elapsed: duration)
 }
-
-import Foundation
