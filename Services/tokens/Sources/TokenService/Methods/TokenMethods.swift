@@ -1,0 +1,53 @@
+import Foundation
+import Postgres
+import Redis
+import ServiceProtocol
+
+/// The RPC methods of `tokens` (docs/protocol.md, "tokens methods"), registered on a router.
+struct TokenMethods: Sendable {
+    let issuance: SessionIssuance
+    let rotation: RefreshRotation
+    let revocation: SessionRevocation
+    let sessions: SessionStore
+    let verifier: AccessTokenVerifier
+    let keyRing: KeyRing
+    let clock: TokenClock
+
+    func register(on router: inout RPCRouter) {
+        router.register("tokens.issue") { (params: IssueParams, _) in
+            try await Self.mappingStoreErrors { try await self.issuance.issue(params) }
+        }
+        router.register("tokens.refresh") { (params: RefreshParams, _) in
+            try await Self.mappingStoreErrors { try await self.rotation.refresh(params.refreshToken) }
+        }
+        router.register("tokens.revoke") { (params: RevokeParams, _) in
+            try await Self.mappingStoreErrors { try await self.revocation.revoke(sessionID: params.sessionID, userID: params.userID) }
+        }
+        router.register("tokens.revokeAll") { (params: RevokeAllParams, _) in
+            try await Self.mappingStoreErrors { try await self.revocation.revokeAll(userID: params.userID, except: params.exceptSessionID) }
+        }
+        router.register("tokens.revokeUser") { (params: RevokeUserParams, _) in
+            try await Self.mappingStoreErrors { try await self.revocation.revokeUser(userID: params.userID, reason: params.reason) }
+        }
+        router.register("tokens.listSessions") { (params: ListSessionsParams, _) in
+            try await Self.mappingStoreErrors { SessionList(sessions: try await self.sessions.list(userID: params.userID, now: self.clock.now())) }
+        }
+        router.register("tokens.jwks") { (_: Empty, _) in
+            self.keyRing.jwks
+        }
+        router.register("tokens.verify") { (params: VerifyParams, _) in
+            try await Self.mappingStoreErrors { try await self.verifier.verify(params.accessToken) }
+        }
+    }
+
+    /// Postgres and Redis failures become `service_unavailable` (retryable), never `internal`.
+    static func mappingStoreErrors<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PostgresError where error.sqlState == nil || error.sqlState!.hasPrefix("08") || error.sqlState!.hasPrefix("57") {
+            throw TokenError.unavailable
+        } catch is RedisError {
+            throw TokenError.unavailable
+        }
+    }
+}
