@@ -40,14 +40,26 @@ struct TokenMethods: Sendable {
         }
     }
 
-    /// Postgres and Redis failures become `service_unavailable` (retryable), never `internal`.
+    /// Postgres and Redis being unreachable or overloaded becomes `service_unavailable`
+    /// (retryable), never `internal`.
     static func mappingStoreErrors<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let error as PostgresError where error.sqlState == nil || error.sqlState!.hasPrefix("08") || error.sqlState!.hasPrefix("57") {
+        } catch let error as PostgresError where error.meansUnavailable {
             throw TokenError.unavailable
         } catch is RedisError {
             throw TokenError.unavailable
+        }
+    }
+}
+
+extension PostgresError {
+    /// The server could not be reached, or refused work for lack of resources or shutdown.
+    fileprivate var meansUnavailable: Bool {
+        switch self {
+        case .connectionFailed, .connectionLost, .poolTimeout, .clientShutDown: true
+        case .query(let state, _): state.hasPrefix("08") || state.hasPrefix("53") || state.hasPrefix("57")
+        default: false
         }
     }
 }
