@@ -128,8 +128,11 @@ import Testing
         }
     }
 
+    /// The cleanup is global: its clock stays in the past, so it can only touch rows older
+    /// than anything the other (concurrent) tests write.
     @Test func cleanupDeletesEndedSessionsAndSealedSuccessorsInBatches() async throws {
-        let past = MockClock(Date().addingTimeInterval(-40 * 86_400))
+        let start = Date().addingTimeInterval(-40 * 86_400)
+        let past = MockClock(start)
         try await TokensHarness.run(clock: past) { tokens in
             let user = UUID()
             var sessions: [UUID] = []
@@ -138,30 +141,33 @@ import Testing
                 _ = try await tokens.refresh(pair.refreshToken)
                 sessions.append(pair.sessionID)
             }
-            // 40 days later (sessions last 30): the first five ended long ago.
-            past.advance(by: 40 * 86_400)
+            // An hour ago (sessions last 30 days): the first five ended long before.
+            past.advance(by: 40 * 86_400 - 3_600)
             let fresh = try await tokens.issue(user)
             _ = try await tokens.refresh(fresh.refreshToken)
+            let cleanupClock = MockClock(past.now.addingTimeInterval(5))
             let cleanup = SessionCleanup(
-                postgres: tokens.postgres, clock: past.tokenClock, interval: .seconds(60), batchSize: 2,
+                postgres: tokens.postgres, clock: cleanupClock.tokenClock, interval: .seconds(60), batchSize: 2,
                 accessTokenTTL: 900, reuseGrace: 10, logger: Logger(label: "test"))
             let outcome = try await cleanup.runOnce()
             #expect(outcome.sessions >= 5)
-            let left = try await tokens.postgres.query(
-                "SELECT count(*) AS n FROM tokens.sessions WHERE id = ANY($1::uuid[])",
-                [.text("{" + sessions.map(\.uuidString).joined(separator: ",") + "}")])
+            let ids = PostgresValue.text("{" + sessions.map(\.uuidString).joined(separator: ",") + "}")
+            let left = try await tokens.postgres.query("SELECT count(*) AS n FROM tokens.sessions WHERE id = ANY($1::uuid[])", [ids])
             #expect(try left.first?.decode("n", as: Int.self) == 0)
             let orphans = try await tokens.postgres.query(
-                "SELECT count(*) AS n FROM tokens.refresh_tokens WHERE session_id = ANY($1::uuid[])",
-                [.text("{" + sessions.map(\.uuidString).joined(separator: ",") + "}")])
+                "SELECT count(*) AS n FROM tokens.refresh_tokens WHERE session_id = ANY($1::uuid[])", [ids])
             #expect(try orphans.first?.decode("n", as: Int.self) == 0)
-            // The live session stays, and its sealed successor until the grace window passes.
+            // The live session stays, and its sealed successor until grace (plus skew) has passed.
             let freshHash = try #require(RefreshToken(presented: fresh.refreshToken)).hash
             let sealedQuery = "SELECT successor_sealed IS NOT NULL AS sealed FROM tokens.refresh_tokens WHERE hash = $1"
             #expect(try await tokens.postgres.query(sealedQuery, [.bytea(freshHash)]).first?.decode("sealed", as: Bool.self) == true)
-            past.advance(by: 11)
+            cleanupClock.advance(by: 70)
             try await cleanup.runOnce()
             #expect(try await tokens.postgres.query(sealedQuery, [.bytea(freshHash)]).first?.decode("sealed", as: Bool.self) == false)
+            #expect(try await tokens.verify(fresh.accessToken).sessionID == fresh.sessionID)
+            // The old token, presented within grace after its successor was cleared, is refused
+            // without revoking the session.
+            #expect(await tokens.errorCode { try await tokens.refresh(fresh.refreshToken) } == .invalidRefreshToken)
             #expect(try await tokens.verify(fresh.accessToken).sessionID == fresh.sessionID)
         }
     }

@@ -5,7 +5,7 @@ import ServiceLifecycle
 
 /// Deletes what no token can need any more, in bounded batches: sessions that ended (expired
 /// or revoked) longer than an access token lifetime ago (with their refresh tokens), sealed
-/// successors past the grace window, and per-user not-befores older than any access token.
+/// successors past the grace window (plus a minute for clock skew between replicas), and per-user not-befores older than any access token.
 struct SessionCleanup: Service {
     let postgres: PostgresClient
     let clock: TokenClock
@@ -57,7 +57,7 @@ struct SessionCleanup: Service {
                 SELECT hash FROM tokens.refresh_tokens
                 WHERE successor_sealed IS NOT NULL AND rotated_at < $1
                 LIMIT $2)
-            """, [.timestamp(now.addingTimeInterval(-self.reuseGrace))])
+            """, [.timestamp(now.addingTimeInterval(-(self.reuseGrace + RevocationKeys.skewMargin)))])
         outcome.userRevocations = try await self.inBatches(
             """
             DELETE FROM tokens.user_revocations WHERE user_id IN (
