@@ -64,7 +64,7 @@ let package = Package(
         .executableTarget(name: "identity", dependencies: ["IdentityService", "ServiceKit"], path: "Services/identity/Sources/identity"),
         .target(
             name: "TokenService", dependencies: ["ServiceKit", jwt, crypto, cryptoExtras],
-            path: "Services/tokens/Sources/TokenService"),
+            path: "Services/tokens/Sources/TokenService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "tokens", dependencies: ["TokenService", "ServiceKit"], path: "Services/tokens/Sources/tokens"),
         .target(
             name: "ContentStateService", dependencies: ["ServiceKit"],
@@ -92,6 +92,7 @@ let package = Package(
             name: "foundation-bench",
             dependencies: ["BenchmarkSupport", "ServiceProtocol", "Postgres", logging, nio, nioPosix],
             path: "Benchmarks/foundation-bench"),
+        .executableTarget(name: "tokens-bench", dependencies: ["TokenService", "ServiceKit", jwt], path: "Benchmarks/tokens-bench"),
 
         // Tests.
         .testTarget(

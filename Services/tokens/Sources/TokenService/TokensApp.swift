@@ -15,19 +15,71 @@ public enum TokensApp {
     }
 
     public static func start(_ env: EnvironmentReader, logger: Logger) async throws -> [any Service] {
+        try await self.make(env, logger: logger).services
+    }
+
+    /// One running instance: its RPC server (for its port) and every service to run, in order.
+    public struct Instance: Sendable {
+        public let server: RPCServer
+        public let keyRing: KeyRing
+        public let services: [any Service]
+    }
+
+    /// Builds the instance `start` runs; tests pass their own clock.
+    public static func make(
+        _ env: EnvironmentReader, logger: Logger, clock: TokenClock = .system,
+        adjust: (inout TokensConfiguration) -> Void = { _ in }
+    ) async throws -> Instance {
         let common = try commonConfiguration(env)
+        var configuration = try TokensConfiguration(env)
+        adjust(&configuration)
+        let keyRing: KeyRing
+        do {
+            keyRing = try await KeyRing.load(
+                folder: SigningKeyFolder(url: configuration.signingKeysDirectory), algorithm: configuration.signingAlgorithm,
+                generateIfMissing: configuration.environment == .development, logger: logger)
+        } catch let error as SigningKeyError {
+            throw ConfigurationError.insecure("SIGNING_KEYS_DIR", "\(error)")
+        }
         let postgres = try await BackendBootstrap.postgres(
             env, schema: "tokens", migrations: TokenMigrations.all, logger: logger)
         let redis = try await BackendBootstrap.redis(env, logger: logger)
+
+        let accessTTL = configuration.accessTokenTTL.timeInterval
+        let revocations = RevocationList(redis: redis, accessTokenTTL: accessTTL, logger: logger)
+        let sessions = SessionStore(postgres: postgres)
+        let issuer = AccessTokenIssuer(
+            keyRing: keyRing, issuer: configuration.issuer, audience: configuration.audience, accessTokenTTL: accessTTL)
+        let methods = TokenMethods(
+            issuance: SessionIssuance(
+                sessions: sessions, issuer: issuer, clock: clock, refreshTokenTTL: configuration.refreshTokenTTL.timeInterval),
+            rotation: RefreshRotation(
+                postgres: postgres, issuer: issuer, revocations: revocations, clock: clock,
+                reuseGrace: configuration.reuseGrace.timeInterval, logger: logger),
+            revocation: SessionRevocation(sessions: sessions, revocations: revocations, clock: clock),
+            sessions: sessions,
+            verifier: AccessTokenVerifier(
+                keyRing: keyRing, issuer: configuration.issuer, audience: configuration.audience, sessions: sessions,
+                revocations: revocations, clock: clock, logger: logger),
+            keyRing: keyRing, clock: clock)
+
         var router = RPCRouter()
         router.registerHealth([.postgres(postgres), .redis(redis)], logger: logger)
+        methods.register(on: &router)
         let server = try await BackendBootstrap.rpcServer(name: name, common: common, router: router, logger: logger)
-        return [
+        let services: [any Service] = [
             ShutdownAction {
                 await redis.shutdown()
                 await postgres.shutdown()
             },
+            RevocationReseeder(
+                postgres: postgres, revocations: revocations, clock: clock, interval: configuration.reseedInterval, logger: logger),
+            SessionCleanup(
+                postgres: postgres, clock: clock, interval: configuration.cleanupInterval, batchSize: configuration.cleanupBatchSize,
+                accessTokenTTL: accessTTL, reuseGrace: configuration.reuseGrace.timeInterval, logger: logger),
+            KeyReloader(keyRing: keyRing, interval: configuration.keyReloadInterval, logger: logger),
             server,
         ]
+        return Instance(server: server, keyRing: keyRing, services: services)
     }
 }

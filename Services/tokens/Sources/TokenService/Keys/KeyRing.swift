@@ -1,0 +1,106 @@
+import Foundation
+import JWTKit
+import Logging
+import Synchronization
+
+/// The keys this replica signs and verifies with: every key of the folder is published and
+/// verifies; the newest key of the configured algorithm signs. Reloaded periodically so a key
+/// added by `tokens keygen` is picked up by every replica without a restart.
+public final class KeyRing: Sendable {
+    /// One consistent view of the folder.
+    struct Snapshot: Sendable {
+        var keys: [SigningKey]
+        var signingKid: String
+        var collection: JWTKeyCollection
+        var jwks: PublicJWKS
+    }
+
+    let folder: SigningKeyFolder
+    let algorithm: SigningAlgorithm
+    private let snapshot: Mutex<Snapshot>
+
+    private init(folder: SigningKeyFolder, algorithm: SigningAlgorithm, snapshot: Snapshot) {
+        self.folder = folder
+        self.algorithm = algorithm
+        self.snapshot = Mutex(snapshot)
+    }
+
+    /// Loads the folder. With no key of `algorithm`, development generates one and
+    /// production refuses to start.
+    public static func load(
+        folder: SigningKeyFolder, algorithm: SigningAlgorithm, generateIfMissing: Bool, logger: Logger
+    ) async throws -> KeyRing {
+        var keys = try folder.load()
+        if !keys.contains(where: { $0.algorithm == algorithm }) {
+            guard generateIfMissing else {
+                throw keys.isEmpty ? SigningKeyError.noKeys(folder.url.path) : SigningKeyError.noKeyForAlgorithm(algorithm.jwsName)
+            }
+            let key = try folder.generate(algorithm)
+            logger.warning(
+                "Generated a development signing key", metadata: ["tokens.kid": "\(key.kid)", "tokens.keys_dir": "\(folder.url.path)"])
+            keys = try folder.load()
+        }
+        return KeyRing(folder: folder, algorithm: algorithm, snapshot: try await Self.snapshot(of: keys, algorithm: algorithm))
+    }
+
+    private static func snapshot(of keys: [SigningKey], algorithm: SigningAlgorithm) async throws -> Snapshot {
+        guard let signer = keys.last(where: { $0.algorithm == algorithm }) else {
+            throw SigningKeyError.noKeyForAlgorithm(algorithm.jwsName)
+        }
+        let collection = JWTKeyCollection()
+        for key in keys {
+            try await key.add(to: collection)
+        }
+        return Snapshot(keys: keys, signingKid: signer.kid, collection: collection, jwks: PublicJWKS(keys: keys.reversed().map(\.publicJWK)))
+    }
+
+    /// Reads the folder again; keeps the current keys if the folder cannot be read.
+    public func reload(logger: Logger) async {
+        do {
+            let keys = try self.folder.load()
+            let current = self.snapshot.withLock { $0.keys.map(\.kid) }
+            guard keys.map(\.kid) != current else { return }
+            let next = try await Self.snapshot(of: keys, algorithm: self.algorithm)
+            self.snapshot.withLock { $0 = next }
+            logger.info("Signing keys reloaded", metadata: ["tokens.kid": "\(next.signingKid)", "tokens.keys": "\(keys.count)"])
+        } catch {
+            logger.error("Cannot reload signing keys; keeping the current ones", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The `kid` new tokens carry.
+    public var signingKid: String { self.snapshot.withLock { $0.signingKid } }
+
+    /// Every key, newest first, as a JWK Set.
+    public var jwks: PublicJWKS { self.snapshot.withLock { $0.jwks } }
+
+    /// Signs `claims` with the newest key of the configured algorithm.
+    func sign(_ claims: AccessTokenClaims) async throws -> String {
+        let (collection, kid) = self.snapshot.withLock { ($0.collection, $0.signingKid) }
+        return try await collection.sign(claims, kid: JWKIdentifier(string: kid))
+    }
+
+    /// Verifies the signature with the key the header's `kid` names, refusing a header whose
+    /// `alg` is not that key's own (no `none`, no algorithm confusion). The caller checks
+    /// `exp`, `iss`, `aud` and revocation.
+    func verify(_ token: String) async throws -> AccessTokenClaims {
+        let (collection, keys) = self.snapshot.withLock { ($0.collection, $0.keys) }
+        guard let header = JOSEHeader(token: token),
+            let key = keys.first(where: { $0.kid == header.kid }), key.algorithm.jwsName == header.alg
+        else { throw JWTError.signatureVerificationFailed }
+        return try await collection.verify(token, as: AccessTokenClaims.self)
+    }
+}
+
+/// The two header members checked before a signature is: `alg` and `kid`.
+struct JOSEHeader: Decodable {
+    var alg: String
+    var kid: String
+
+    init?(token: String) {
+        guard let dot = token.firstIndex(of: "."), let bytes = Base64URL.decode(String(token[..<dot])),
+            let header = try? JSONDecoder().decode(JOSEHeader.self, from: Data(bytes))
+        else { return nil }
+        self = header
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+
+/// `tokens.issue` parameters: a new session for a user who just signed in.
+public struct IssueParams: Codable, Sendable {
+    public var userID: UUID
+    public var isAdmin: Bool?
+    public var deviceName: String?
+
+    public init(userID: UUID, isAdmin: Bool = false, deviceName: String? = nil) {
+        self.userID = userID
+        self.isAdmin = isAdmin
+        self.deviceName = deviceName
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case isAdmin = "is_admin"
+        case deviceName = "device_name"
+    }
+}
+
+/// `tokens.refresh` parameters.
+public struct RefreshParams: Codable, Sendable {
+    public var refreshToken: String
+
+    public init(refreshToken: String) {
+        self.refreshToken = refreshToken
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case refreshToken = "refresh_token"
+    }
+}
+
+/// `tokens.revoke` parameters: one session, which must be the user's.
+public struct RevokeParams: Codable, Sendable {
+    public var userID: UUID
+    public var sessionID: UUID
+
+    public init(userID: UUID, sessionID: UUID) {
+        self.userID = userID
+        self.sessionID = sessionID
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case sessionID = "session_id"
+    }
+}
+
+/// `tokens.revoke` result: false when the session was already revoked.
+public struct RevokeResult: Codable, Sendable {
+    public var revoked: Bool
+}
+
+/// `tokens.revokeAll` parameters: every session of the user, optionally but one.
+public struct RevokeAllParams: Codable, Sendable {
+    public var userID: UUID
+    public var exceptSessionID: UUID?
+
+    public init(userID: UUID, exceptSessionID: UUID? = nil) {
+        self.userID = userID
+        self.exceptSessionID = exceptSessionID
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case exceptSessionID = "except_session_id"
+    }
+}
+
+/// `tokens.revokeAll` result: how many sessions were revoked by this call.
+public struct RevokeAllResult: Codable, Sendable {
+    public var revokedSessions: Int
+
+    enum CodingKeys: String, CodingKey {
+        case revokedSessions = "revoked_sessions"
+    }
+}
+
+/// Why every token of a user dies (`tokens.revokeUser`).
+public enum UserRevocationReason: String, Codable, Sendable {
+    case deactivated
+    case deleted
+}
+
+/// `tokens.revokeUser` parameters: deactivation or deletion.
+public struct RevokeUserParams: Codable, Sendable {
+    public var userID: UUID
+    public var reason: UserRevocationReason
+
+    public init(userID: UUID, reason: UserRevocationReason) {
+        self.userID = userID
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case reason
+    }
+}
+
+/// `tokens.revokeUser` result.
+public struct RevokeUserResult: Codable, Sendable {
+    public var revokedSessions: Int
+    /// Access tokens of the user with `iat` before this (Unix seconds) are refused.
+    public var notBefore: Int
+
+    enum CodingKeys: String, CodingKey {
+        case revokedSessions = "revoked_sessions"
+        case notBefore = "not_before"
+    }
+}
+
+/// `tokens.listSessions` parameters.
+public struct ListSessionsParams: Codable, Sendable {
+    public var userID: UUID
+
+    public init(userID: UUID) {
+        self.userID = userID
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+    }
+}
+
+/// One live session of a user.
+public struct SessionSummary: Codable, Sendable, Hashable {
+    public var id: UUID
+    public var deviceName: String?
+    public var createdAt: String
+    public var lastUsedAt: String
+    public var expiresAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case deviceName = "device_name"
+        case createdAt = "created_at"
+        case lastUsedAt = "last_used_at"
+        case expiresAt = "expires_at"
+    }
+}
+
+/// `tokens.listSessions` result: live sessions, most recently used first.
+public struct SessionList: Codable, Sendable {
+    public var sessions: [SessionSummary]
+}
+
+/// `tokens.verify` parameters.
+public struct VerifyParams: Codable, Sendable {
+    public var accessToken: String
+
+    public init(accessToken: String) {
+        self.accessToken = accessToken
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+    }
+}
+
+/// `tokens.verify` result: the claims of a valid, unrevoked access token.
+public struct VerifiedAccessToken: Codable, Sendable, Hashable {
+    public var userID: UUID
+    public var sessionID: UUID
+    public var isAdmin: Bool
+    /// Unix seconds.
+    public var issuedAt: Int
+    public var expiresAt: Int
+    public var tokenID: String
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case sessionID = "session_id"
+        case isAdmin = "is_admin"
+        case issuedAt = "issued_at"
+        case expiresAt = "expires_at"
+        case tokenID = "jti"
+    }
+}

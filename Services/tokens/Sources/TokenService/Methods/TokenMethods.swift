@@ -1,0 +1,65 @@
+import Foundation
+import Postgres
+import Redis
+import ServiceProtocol
+
+/// The RPC methods of `tokens` (docs/protocol.md, "tokens methods"), registered on a router.
+struct TokenMethods: Sendable {
+    let issuance: SessionIssuance
+    let rotation: RefreshRotation
+    let revocation: SessionRevocation
+    let sessions: SessionStore
+    let verifier: AccessTokenVerifier
+    let keyRing: KeyRing
+    let clock: TokenClock
+
+    func register(on router: inout RPCRouter) {
+        router.register("tokens.issue") { (params: IssueParams, _) in
+            try await Self.mappingStoreErrors { try await self.issuance.issue(params) }
+        }
+        router.register("tokens.refresh") { (params: RefreshParams, _) in
+            try await Self.mappingStoreErrors { try await self.rotation.refresh(params.refreshToken) }
+        }
+        router.register("tokens.revoke") { (params: RevokeParams, _) in
+            try await Self.mappingStoreErrors { try await self.revocation.revoke(sessionID: params.sessionID, userID: params.userID) }
+        }
+        router.register("tokens.revokeAll") { (params: RevokeAllParams, _) in
+            try await Self.mappingStoreErrors { try await self.revocation.revokeAll(userID: params.userID, except: params.exceptSessionID) }
+        }
+        router.register("tokens.revokeUser") { (params: RevokeUserParams, _) in
+            try await Self.mappingStoreErrors { try await self.revocation.revokeUser(userID: params.userID, reason: params.reason) }
+        }
+        router.register("tokens.listSessions") { (params: ListSessionsParams, _) in
+            try await Self.mappingStoreErrors { SessionList(sessions: try await self.sessions.list(userID: params.userID, now: self.clock.now())) }
+        }
+        router.register("tokens.jwks") { (_: Empty, _) in
+            self.keyRing.jwks
+        }
+        router.register("tokens.verify") { (params: VerifyParams, _) in
+            try await Self.mappingStoreErrors { try await self.verifier.verify(params.accessToken) }
+        }
+    }
+
+    /// Postgres and Redis being unreachable or overloaded becomes `service_unavailable`
+    /// (retryable), never `internal`.
+    static func mappingStoreErrors<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PostgresError where error.meansUnavailable {
+            throw TokenError.unavailable
+        } catch is RedisError {
+            throw TokenError.unavailable
+        }
+    }
+}
+
+extension PostgresError {
+    /// The server could not be reached, or refused work for lack of resources or shutdown.
+    fileprivate var meansUnavailable: Bool {
+        switch self {
+        case .connectionFailed, .connectionLost, .poolTimeout, .clientShutDown: true
+        case .query(let state, _): state.hasPrefix("08") || state.hasPrefix("53") || state.hasPrefix("57")
+        default: false
+        }
+    }
+}

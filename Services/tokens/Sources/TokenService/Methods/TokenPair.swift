@@ -1,0 +1,34 @@
+import Foundation
+
+/// What `tokens.issue` and `tokens.refresh` return: a signed access token and the opaque
+/// refresh token that replaces the presented one.
+public struct TokenPair: Codable, Sendable, Hashable {
+    public var accessToken: String
+    public var tokenType: String
+    /// Seconds until the access token expires.
+    public var expiresIn: Int
+    public var refreshToken: String
+    /// When the session (and so every refresh token of it) ends, RFC 3339.
+    public var refreshExpiresAt: String
+    public var sessionID: UUID
+    public var userID: UUID
+    public var isAdmin: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case expiresIn = "expires_in"
+        case refreshToken = "refresh_token"
+        case refreshExpiresAt = "refresh_expires_at"
+        case sessionID = "session_id"
+        case userID = "user_id"
+        case isAdmin = "is_admin"
+    }
+}
+
+/// Times on the wire: RFC 3339 UTC with whole seconds.
+enum RFC3339 {
+    static func string(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import JWTKit
+
+/// Builds token pairs: signs an access token for a session and pairs it with a refresh token.
+struct AccessTokenIssuer: Sendable {
+    let keyRing: KeyRing
+    let issuer: String
+    let audience: String
+    let accessTokenTTL: TimeInterval
+
+    /// The session facts an access token carries.
+    struct SessionFacts: Sendable {
+        var sessionID: UUID
+        var userID: UUID
+        var isAdmin: Bool
+        var expiresAt: Date
+    }
+
+    /// A signed access token (never outliving the session) and `refreshToken`, as of `now`.
+    func pair(for session: SessionFacts, refreshToken: RefreshToken, now: Date) async throws -> TokenPair {
+        let issuedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        let cappedExpiry = min(issuedAt.addingTimeInterval(self.accessTokenTTL), session.expiresAt)
+        let expiresAt = Date(timeIntervalSince1970: cappedExpiry.timeIntervalSince1970.rounded(.down))
+        let claims = AccessTokenClaims(
+            iss: IssuerClaim(value: self.issuer),
+            aud: AudienceClaim(value: [self.audience]),
+            sub: SubjectClaim(value: session.userID.uuidString.lowercased()),
+            sid: session.sessionID.uuidString.lowercased(),
+            iat: IssuedAtClaim(value: issuedAt),
+            exp: ExpirationClaim(value: expiresAt),
+            jti: IDClaim(value: UUID().uuidString.lowercased()),
+            adm: session.isAdmin ? true : nil)
+        return TokenPair(
+            accessToken: try await self.keyRing.sign(claims),
+            tokenType: "Bearer",
+            expiresIn: max(0, Int(expiresAt.timeIntervalSince(issuedAt))),
+            refreshToken: refreshToken.text,
+            refreshExpiresAt: RFC3339.string(session.expiresAt),
+            sessionID: session.sessionID,
+            userID: session.userID,
+            isAdmin: session.isAdmin)
+    }
+}

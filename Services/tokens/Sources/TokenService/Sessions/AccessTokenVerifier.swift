@@ -1,0 +1,42 @@
+import Foundation
+import Logging
+
+/// `tokens.verify`: for internal callers without a JWKS. Checks the signature, `exp` (by the
+/// service's clock), pins `iss` and `aud`, then revocation: the Redis copy, or Postgres when
+/// the copy is incomplete or Redis does not answer.
+struct AccessTokenVerifier: Sendable {
+    let keyRing: KeyRing
+    let issuer: String
+    let audience: String
+    let sessions: SessionStore
+    let revocations: RevocationList
+    let clock: TokenClock
+    let logger: Logger
+
+    func verify(_ token: String) async throws -> VerifiedAccessToken {
+        guard let claims = try? await self.keyRing.verify(token),
+            claims.iss.value == self.issuer, claims.aud.value.contains(self.audience),
+            self.clock.now() < claims.exp.value,
+            let userID = UUID(uuidString: claims.sub.value), let sessionID = UUID(uuidString: claims.sid)
+        else { throw TokenError.invalidAccessToken }
+        let issuedAt = claims.iat.value
+        let answer: RevocationList.Answer
+        do {
+            answer = try await self.revocations.check(sessionID: sessionID, userID: userID, issuedAt: issuedAt)
+        } catch {
+            self.logger.warning("Redis revocation check failed; asking Postgres", metadata: ["error": "\(error)"])
+            answer = .unknown
+        }
+        let revoked: Bool
+        switch answer {
+        case .revoked: revoked = true
+        case .live: revoked = false
+        case .unknown: revoked = try await self.sessions.isRevoked(sessionID: sessionID, userID: userID, issuedAt: issuedAt)
+        }
+        guard !revoked else { throw TokenError.invalidAccessToken }
+        return VerifiedAccessToken(
+            userID: userID, sessionID: sessionID, isAdmin: claims.adm ?? false,
+            issuedAt: Int(issuedAt.timeIntervalSince1970), expiresAt: Int(claims.exp.value.timeIntervalSince1970),
+            tokenID: claims.jti.value)
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Logging
+import Postgres
+
+/// Refresh: one atomic compare-and-set per token. Of N concurrent refreshes of one token
+/// exactly one rotates; the others, within the grace window, get the identical successor pair
+/// (opened with a key derived from the token they present); after it, the token is reuse and
+/// its whole session is revoked.
+struct RefreshRotation: Sendable {
+    let postgres: PostgresClient
+    let issuer: AccessTokenIssuer
+    let revocations: RevocationList
+    let clock: TokenClock
+    let reuseGrace: TimeInterval
+    let logger: Logger
+
+    /// What Postgres knows of a presented token and its session.
+    struct TokenState: Sendable {
+        var session: AccessTokenIssuer.SessionFacts
+        var rotatedAt: Date?
+        var successorSealed: [UInt8]?
+        var sessionRevoked: Bool
+    }
+
+    func refresh(_ presented: String) async throws -> TokenPair {
+        guard let token = RefreshToken(presented: presented) else { throw TokenError.invalidRefreshToken }
+        // At most two rounds: a lost compare-and-set means another caller rotated; read its result.
+        for _ in 0..<2 {
+            let now = self.clock.now()
+            guard let state = try await self.state(of: token), !state.sessionRevoked, now < state.session.expiresAt else {
+                throw TokenError.invalidRefreshToken
+            }
+            if let rotatedAt = state.rotatedAt {
+                return try await self.replay(token, state: state, rotatedAt: rotatedAt, now: now)
+            }
+            let successor = RefreshToken()
+            let pair = try await self.issuer.pair(for: state.session, refreshToken: successor, now: now)
+            if try await self.rotate(token, to: successor, sealing: pair, now: now) {
+                return pair
+            }
+        }
+        throw TokenError.invalidRefreshToken
+    }
+
+    /// A token already rotated: within the grace window its sealed successor, after it reuse.
+    private func replay(_ token: RefreshToken, state: TokenState, rotatedAt: Date, now: Date) async throws -> TokenPair {
+        if now.timeIntervalSince(rotatedAt) <= self.reuseGrace {
+            // Within the window the successor is normally there; if a replica with a fast clock
+            // already cleared it, the caller must sign in again, but nothing is revoked.
+            guard let sealed = state.successorSealed, let pair = token.open(sealed) else {
+                throw TokenError.invalidRefreshToken
+            }
+            return pair
+        }
+        let session = state.session
+        self.logger.warning(
+            "Refresh token reuse: revoking the session",
+            metadata: ["tokens.session_id": "\(session.sessionID)", "tokens.user_id": "\(session.userID)"])
+        let revoked = try await self.postgres.execute(
+            """
+            UPDATE tokens.sessions SET revoked_at = $2, revoke_reason = 'refresh_token_reused'
+            WHERE id = $1 AND revoked_at IS NULL
+            """,
+            [.uuid(session.sessionID), .timestamp(now)])
+        if revoked > 0 {
+            await self.revocations.record(
+                [.session(session.sessionID, userID: session.userID, reason: "refresh_token_reused", revokedAt: now)], now: now)
+        }
+        throw TokenError.refreshTokenReused
+    }
+
+    private func state(of token: RefreshToken) async throws -> TokenState? {
+        let rows = try await self.postgres.query(
+            """
+            SELECT r.rotated_at, r.successor_sealed, s.id, s.user_id, s.is_admin, s.expires_at,
+                   s.revoked_at IS NOT NULL AS revoked
+            FROM tokens.refresh_tokens r JOIN tokens.sessions s ON s.id = r.session_id
+            WHERE r.hash = $1
+            """,
+            [.bytea(token.hash)])
+        guard let row = rows.first else { return nil }
+        return TokenState(
+            session: .init(
+                sessionID: try row.decode("id"), userID: try row.decode("user_id"), isAdmin: try row.decode("is_admin"),
+                expiresAt: try row.decode("expires_at")),
+            rotatedAt: try row.decode("rotated_at"), successorSealed: try row.decode("successor_sealed"),
+            sessionRevoked: try row.decode("revoked"))
+    }
+
+    /// The compare-and-set: marks `token` rotated (storing the sealed successor) only if it was
+    /// not yet, inserts the successor's row, and touches the session, in one statement.
+    /// A concurrent caller's UPDATE waits on the row lock, then finds it rotated: false.
+    private func rotate(_ token: RefreshToken, to successor: RefreshToken, sealing pair: TokenPair, now: Date) async throws -> Bool {
+        let rows = try await self.postgres.query(
+            """
+            WITH rotated AS (
+                UPDATE tokens.refresh_tokens SET rotated_at = $2, successor_sealed = $3
+                WHERE hash = $1 AND rotated_at IS NULL
+                RETURNING session_id, generation
+            ), touched AS (
+                UPDATE tokens.sessions s SET last_used_at = $2
+                FROM rotated WHERE s.id = rotated.session_id AND s.revoked_at IS NULL
+                RETURNING s.id
+            )
+            INSERT INTO tokens.refresh_tokens (hash, session_id, generation, issued_at)
+            SELECT $4, rotated.session_id, rotated.generation + 1, $2
+            FROM rotated JOIN touched ON touched.id = rotated.session_id
+            RETURNING generation
+            """,
+            [.bytea(token.hash), .timestamp(now), .bytea(try token.seal(pair)), .bytea(successor.hash)])
+        return !rows.isEmpty
+    }
+}

@@ -1,0 +1,48 @@
+import Crypto
+import Foundation
+
+/// An opaque refresh token: 32 random bytes, base64url without padding (43 characters).
+/// Only its SHA-256 is stored; a key derived from it seals the successor pair of a rotation.
+struct RefreshToken: Sendable {
+    let text: String
+    private let bytes: [UInt8]
+
+    /// A new random token.
+    init() {
+        var generator = SystemRandomNumberGenerator()
+        self.bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        self.text = Base64URL.encode(self.bytes)
+    }
+
+    /// A presented token, or nil when it cannot be one of ours.
+    init?(presented text: String) {
+        guard text.utf8.count == 43, let bytes = Base64URL.decode(text), bytes.count == 32 else { return nil }
+        self.text = text
+        self.bytes = bytes
+    }
+
+    /// The primary key of the token's row.
+    var hash: [UInt8] { Array(SHA256.hash(data: self.bytes)) }
+
+    /// The key that seals this token's successor: only a holder of this token can derive it,
+    /// and it is independent of the stored hash.
+    private var sealingKey: SymmetricKey {
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: self.bytes), salt: Data("latchkey.tokens".utf8),
+            info: Data("refresh successor v1".utf8), outputByteCount: 32)
+    }
+
+    /// Seals `pair` (AES-GCM) for storage next to this token's hash.
+    func seal(_ pair: TokenPair) throws -> [UInt8] {
+        let plaintext = try JSONEncoder().encode(pair)
+        return Array(try AES.GCM.seal(plaintext, using: self.sealingKey).combined!)
+    }
+
+    /// Opens a successor sealed by `seal`; nil when it was not sealed with this token.
+    func open(_ sealed: [UInt8]) -> TokenPair? {
+        guard let box = try? AES.GCM.SealedBox(combined: sealed),
+            let plaintext = try? AES.GCM.open(box, using: self.sealingKey)
+        else { return nil }
+        return try? JSONDecoder().decode(TokenPair.self, from: plaintext)
+    }
+}

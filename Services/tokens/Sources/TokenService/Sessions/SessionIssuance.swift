@@ -1,0 +1,29 @@
+import Foundation
+
+/// `tokens.issue`: a new session with its first token pair, ending `REFRESH_TOKEN_TTL` from now.
+struct SessionIssuance: Sendable {
+    let sessions: SessionStore
+    let issuer: AccessTokenIssuer
+    let clock: TokenClock
+    let refreshTokenTTL: TimeInterval
+
+    /// Device names are for people's session lists; longer ones are cut.
+    static let maximumDeviceNameLength = 200
+
+    func issue(_ params: IssueParams) async throws -> TokenPair {
+        let now = self.clock.now()
+        let deviceName = params.deviceName.map { name in
+            String(String.UnicodeScalarView(name.unicodeScalars.filter { $0.properties.generalCategory != .control })
+                .prefix(Self.maximumDeviceNameLength))
+        }
+        let session = AccessTokenIssuer.SessionFacts(
+            sessionID: UUID(), userID: params.userID, isAdmin: params.isAdmin ?? false,
+            expiresAt: now.addingTimeInterval(self.refreshTokenTTL))
+        let refreshToken = RefreshToken()
+        let pair = try await self.issuer.pair(for: session, refreshToken: refreshToken, now: now)
+        try await self.sessions.create(
+            sessionID: session.sessionID, userID: session.userID, isAdmin: session.isAdmin, deviceName: deviceName,
+            refreshTokenHash: refreshToken.hash, now: now, expiresAt: session.expiresAt)
+        return pair
+    }
+}

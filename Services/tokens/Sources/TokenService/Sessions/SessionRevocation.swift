@@ -1,0 +1,40 @@
+import Foundation
+
+/// Revoking sessions: Postgres first (the source of truth), then the Redis copy and its channel.
+struct SessionRevocation: Sendable {
+    let sessions: SessionStore
+    let revocations: RevocationList
+    let clock: TokenClock
+
+    func revoke(sessionID: UUID, userID: UUID) async throws -> RevokeResult {
+        let now = self.clock.now()
+        guard let revoked = try await self.sessions.revoke(sessionID: sessionID, userID: userID, reason: "logout", now: now) else {
+            throw TokenError.sessionNotFound
+        }
+        if revoked {
+            await self.revocations.record([.session(sessionID, userID: userID, reason: "logout", revokedAt: now)], now: now)
+        }
+        return RevokeResult(revoked: revoked)
+    }
+
+    func revokeAll(userID: UUID, except: UUID?) async throws -> RevokeAllResult {
+        let now = self.clock.now()
+        let reason = except == nil ? "logout_all" : "logout_others"
+        let ids = try await self.sessions.revokeAll(userID: userID, except: except, reason: reason, now: now)
+        await self.revocations.record(ids.map { .session($0, userID: userID, reason: reason, revokedAt: now) }, now: now)
+        return RevokeAllResult(revokedSessions: ids.count)
+    }
+
+    /// Deactivation or deletion: a per-user not-before (rounded up to the next whole second,
+    /// so every token issued before now has a smaller `iat`) and every session revoked.
+    func revokeUser(userID: UUID, reason: UserRevocationReason) async throws -> RevokeUserResult {
+        let now = self.clock.now()
+        let notBefore = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.up))
+        let ids = try await self.sessions.revokeUser(userID: userID, reason: reason.rawValue, notBefore: notBefore, now: now)
+        await self.revocations.record(
+            [.user(userID, notBefore: notBefore)]
+                + ids.map { .session($0, userID: userID, reason: reason.rawValue, revokedAt: now) },
+            now: now)
+        return RevokeUserResult(revokedSessions: ids.count, notBefore: Int(notBefore.timeIntervalSince1970))
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Postgres
+
+/// Sessions in Postgres: creating one with its first refresh token, listing, and marking
+/// sessions revoked. Refresh rotation has its own SQL in `RefreshRotation`.
+struct SessionStore: Sendable {
+    let postgres: PostgresClient
+
+    /// Creates the session and its generation-0 refresh token in one statement.
+    func create(
+        sessionID: UUID, userID: UUID, isAdmin: Bool, deviceName: String?, refreshTokenHash: [UInt8],
+        now: Date, expiresAt: Date
+    ) async throws {
+        try await self.postgres.execute(
+            """
+            WITH session AS (
+                INSERT INTO tokens.sessions (id, user_id, is_admin, device_name, created_at, last_used_at, expires_at)
+                VALUES ($1, $2, $3, $4, $5, $5, $6)
+                RETURNING id
+            )
+            INSERT INTO tokens.refresh_tokens (hash, session_id, generation, issued_at)
+            SELECT $7, id, 0, $5 FROM session
+            """,
+            [.uuid(sessionID), .uuid(userID), .bool(isAdmin), PostgresValue(deviceName), .timestamp(now), .timestamp(expiresAt),
+             .bytea(refreshTokenHash)])
+    }
+
+    /// The user's sessions that are neither revoked nor expired, most recently used first.
+    func list(userID: UUID, now: Date) async throws -> [SessionSummary] {
+        let rows = try await self.postgres.query(
+            """
+            SELECT id, device_name, created_at, last_used_at, expires_at
+            FROM tokens.sessions
+            WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2
+            ORDER BY last_used_at DESC, id
+            """,
+            [.uuid(userID), .timestamp(now)])
+        return try rows.map { row in
+            SessionSummary(
+                id: try row.decode("id"), deviceName: try row.decode("device_name"),
+                createdAt: RFC3339.string(try row.decode("created_at")),
+                lastUsedAt: RFC3339.string(try row.decode("last_used_at")),
+                expiresAt: RFC3339.string(try row.decode("expires_at")))
+        }
+    }
+
+    /// Revokes one session of the user. Returns whether this call revoked it; nil when the
+    /// session is not the user's.
+    func revoke(sessionID: UUID, userID: UUID, reason: String, now: Date) async throws -> Bool? {
+        let rows = try await self.postgres.query(
+            """
+            WITH target AS (
+                SELECT id, revoked_at FROM tokens.sessions WHERE id = $1 AND user_id = $2
+            ), revoked AS (
+                UPDATE tokens.sessions s SET revoked_at = $3, revoke_reason = $4
+                FROM target WHERE s.id = target.id AND s.revoked_at IS NULL
+                RETURNING s.id
+            )
+            SELECT (SELECT count(*) FROM target) AS found, (SELECT count(*) FROM revoked) AS revoked
+            """,
+            [.uuid(sessionID), .uuid(userID), .timestamp(now), .text(reason)])
+        guard let row = rows.first, try row.decode("found", as: Int.self) > 0 else { return nil }
+        return try row.decode("revoked", as: Int.self) > 0
+    }
+
+    /// Revokes every live session of the user except `exceptSessionID`; returns the ids revoked.
+    func revokeAll(userID: UUID, except exceptSessionID: UUID?, reason: String, now: Date) async throws -> [UUID] {
+        try await self.postgres.query(
+            """
+            UPDATE tokens.sessions SET revoked_at = $2, revoke_reason = $3
+            WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2 AND id IS DISTINCT FROM $4
+            RETURNING id
+            """,
+            [.uuid(userID), .timestamp(now), .text(reason), PostgresValue(exceptSessionID)]
+        ).map { try $0.decode("id") }
+    }
+
+    /// Records the user's not-before and revokes all their sessions, in one transaction.
+    func revokeUser(userID: UUID, reason: String, notBefore: Date, now: Date) async throws -> [UUID] {
+        try await self.postgres.withTransaction { connection in
+            try await connection.execute(
+                """
+                INSERT INTO tokens.user_revocations (user_id, not_before, reason) VALUES ($1, $2, $3)
+                ON CONFLICT (user_id) DO UPDATE SET not_before = GREATEST(tokens.user_revocations.not_before, EXCLUDED.not_before),
+                    reason = EXCLUDED.reason
+                """,
+                [.uuid(userID), .timestamp(notBefore), .text(reason)])
+            return try await connection.query(
+                """
+                UPDATE tokens.sessions SET revoked_at = $2, revoke_reason = $3
+                WHERE user_id = $1 AND revoked_at IS NULL
+                RETURNING id
+                """,
+                [.uuid(userID), .timestamp(now), .text(reason)]
+            ).map { try $0.decode("id") }
+        }
+    }
+
+    /// Whether the session is revoked or the user has a not-before later than `issuedAt`:
+    /// the authoritative check behind `verify` when the Redis copy is incomplete.
+    func isRevoked(sessionID: UUID, userID: UUID, issuedAt: Date) async throws -> Bool {
+        let rows = try await self.postgres.query(
+            """
+            SELECT
+                EXISTS (SELECT 1 FROM tokens.sessions WHERE id = $1 AND revoked_at IS NOT NULL) AS session_revoked,
+                EXISTS (SELECT 1 FROM tokens.user_revocations WHERE user_id = $2 AND not_before > $3) AS user_revoked
+            """,
+            [.uuid(sessionID), .uuid(userID), .timestamp(issuedAt)])
+        guard let row = rows.first else { return true }
+        return try row.decode("session_revoked", as: Bool.self) || row.decode("user_revoked", as: Bool.self)
+    }
+}

@@ -1,0 +1,26 @@
+import ServiceProtocol
+
+/// What the token service refuses, mapped to the error catalogue in one place.
+enum TokenError: Error, RPCErrorConvertible {
+    /// Unknown, malformed, expired or revoked refresh token (or its session ended).
+    case invalidRefreshToken
+    /// A rotated refresh token presented after the grace window; its session is now revoked.
+    case refreshTokenReused
+    /// An access token that is malformed, badly signed, expired, for another issuer or
+    /// audience, or revoked.
+    case invalidAccessToken
+    /// The session does not exist or is not the user's.
+    case sessionNotFound
+    /// Postgres or Redis did not answer.
+    case unavailable
+
+    var rpcError: RPCError {
+        switch self {
+        case .invalidRefreshToken: RPCError(.invalidRefreshToken, "Session expired, please sign in again")
+        case .refreshTokenReused: RPCError(.refreshTokenReused, "This sign-in was used elsewhere; please sign in again")
+        case .invalidAccessToken: RPCError(.unauthorized, "The access token is invalid, expired or revoked")
+        case .sessionNotFound: RPCError(.notFound, "No such session")
+        case .unavailable: RPCError(.serviceUnavailable, "The token store is unavailable, try again")
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import ServiceKit
+
+/// What `tokens` reads from the environment besides the common settings (DESIGN.md section 3).
+public struct TokensConfiguration: Sendable {
+    public var environment: DeploymentEnvironment
+    /// `iss` of every access token; pinned by verifiers.
+    public var issuer: String
+    /// `aud` of every access token; pinned by verifiers.
+    public var audience: String
+    /// The algorithm new access tokens are signed with (the newest key of that type signs).
+    public var signingAlgorithm: SigningAlgorithm
+    /// The folder of PEM keys, shared by every replica.
+    public var signingKeysDirectory: URL
+    /// How long an access token lives, and so how long a revocation is kept in Redis.
+    public var accessTokenTTL: Duration
+    /// The absolute lifetime of a session: refreshing never extends it.
+    public var refreshTokenTTL: Duration
+    /// How long a rotated refresh token still yields its successor (a retry after a lost response).
+    public var reuseGrace: Duration
+    /// How often expired sessions and tokens are deleted.
+    public var cleanupInterval: Duration = .seconds(60)
+    /// Rows deleted per statement by the cleanup.
+    public var cleanupBatchSize: Int = 500
+    /// How often the key folder is read again (keys added by `tokens keygen` are picked up).
+    public var keyReloadInterval: Duration = .seconds(10)
+    /// How often the Redis revocation marker is checked.
+    public var reseedInterval: Duration = .seconds(1)
+
+    /// The key folder used in development when `SIGNING_KEYS_DIR` is unset.
+    public static var developmentKeysDirectory: URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-signing-keys")
+    }
+
+    public init(_ env: EnvironmentReader) throws {
+        self.environment = try env.choice("ENVIRONMENT", default: .development)
+        let production = self.environment == .production
+        self.issuer = production ? try env.required("JWT_ISSUER") : env.string("JWT_ISSUER", default: "latchkey")
+        self.audience = production ? try env.required("JWT_AUDIENCE") : env.string("JWT_AUDIENCE", default: "latchkey-app")
+        self.signingAlgorithm = try env.choice("SIGNING_ALG", default: .rs256)
+        if let directory = env.optional("SIGNING_KEYS_DIR") {
+            self.signingKeysDirectory = URL(fileURLWithPath: directory, isDirectory: true)
+        } else if production {
+            throw ConfigurationError.missing("SIGNING_KEYS_DIR")
+        } else {
+            self.signingKeysDirectory = Self.developmentKeysDirectory
+        }
+        self.accessTokenTTL = try env.seconds("ACCESS_TOKEN_TTL", default: 900, range: 10...86_400)
+        self.refreshTokenTTL = try env.seconds("REFRESH_TOKEN_TTL", default: 2_592_000, range: 60...31_536_000)
+        self.reuseGrace = try env.seconds("REFRESH_REUSE_GRACE", default: 10, range: 0...3_600)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as `TimeInterval`.
+    var timeInterval: TimeInterval {
+        Double(self.components.seconds) + Double(self.components.attoseconds) / 1e18
+    }
+}

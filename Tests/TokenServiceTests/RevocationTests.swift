@@ -1,0 +1,174 @@
+import Foundation
+import Logging
+import Postgres
+import Redis
+import ServiceProtocol
+import Testing
+@testable import TokenService
+
+/// Revocation: Postgres first, then the Redis keys (with a TTL of at least the access token
+/// lifetime) and the channel; `verify` refuses at once.
+@Suite struct RevocationTests {
+    @Test func revokingASessionWritesItsRedisKeyPublishesAndVerifyRefusesAtOnce() async throws {
+        try await TokensHarness.run(environment: ["ACCESS_TOKEN_TTL": "900"]) { tokens in
+            let user = UUID()
+            let kept = try await tokens.issue(user)
+            let revoked = try await tokens.issue(user)
+            #expect(try await tokens.verify(revoked.accessToken).userID == user)
+            let subscription = try await tokens.redis.subscribe(to: RevocationKeys.channel)
+            defer { subscription.cancel() }
+            let result = try await tokens.client.call(
+                "tokens.revoke", RevokeParams(userID: user, sessionID: revoked.sessionID), as: RevokeResult.self)
+            #expect(result.revoked)
+            #expect(await tokens.errorCode { try await tokens.verify(revoked.accessToken) } == .unauthorized)
+            #expect(await tokens.errorCode { try await tokens.refresh(revoked.refreshToken) } == .invalidRefreshToken)
+            #expect(try await tokens.verify(kept.accessToken).sessionID == kept.sessionID)
+            let ttl = try await tokens.redis.command(["TTL", RevocationKeys.session(revoked.sessionID)]).intValue ?? -2
+            #expect(ttl >= 900 && ttl <= 960 + 1)
+            var message: RedisMessage?
+            for await received in subscription where received.payload.contains(revoked.sessionID.uuidString.lowercased()) {
+                message = received
+                break
+            }
+            #expect(message?.payload.contains(#""kind":"session""#) == true)
+            // Revoking again is fine and says so.
+            let again = try await tokens.client.call(
+                "tokens.revoke", RevokeParams(userID: user, sessionID: revoked.sessionID), as: RevokeResult.self)
+            #expect(!again.revoked)
+        }
+    }
+
+    @Test func revokingAnotherUsersSessionIsNotFound() async throws {
+        try await TokensHarness.run { tokens in
+            let pair = try await tokens.issue()
+            let code = await tokens.errorCode {
+                try await tokens.client.call("tokens.revoke", RevokeParams(userID: UUID(), sessionID: pair.sessionID), as: RevokeResult.self)
+            }
+            #expect(code == .notFound)
+            #expect(try await tokens.verify(pair.accessToken).sessionID == pair.sessionID)
+        }
+    }
+
+    @Test func revokeAllButOneKeepsOnlyThatSession() async throws {
+        try await TokensHarness.run { tokens in
+            let user = UUID()
+            let pairs = [try await tokens.issue(user), try await tokens.issue(user), try await tokens.issue(user)]
+            let result = try await tokens.client.call(
+                "tokens.revokeAll", RevokeAllParams(userID: user, exceptSessionID: pairs[0].sessionID), as: RevokeAllResult.self)
+            #expect(result.revokedSessions == 2)
+            #expect(try await tokens.verify(pairs[0].accessToken).sessionID == pairs[0].sessionID)
+            for pair in pairs.dropFirst() {
+                #expect(await tokens.errorCode { try await tokens.verify(pair.accessToken) } == .unauthorized)
+                #expect(try await tokens.redis.command(["EXISTS", RevocationKeys.session(pair.sessionID)]).intValue == 1)
+            }
+            let list = try await tokens.client.call("tokens.listSessions", ListSessionsParams(userID: user), as: SessionList.self)
+            #expect(list.sessions.map(\.id) == [pairs[0].sessionID])
+            let all = try await tokens.client.call("tokens.revokeAll", RevokeAllParams(userID: user), as: RevokeAllResult.self)
+            #expect(all.revokedSessions == 1)
+            #expect(await tokens.errorCode { try await tokens.verify(pairs[0].accessToken) } == .unauthorized)
+        }
+    }
+
+    @Test func revokeUserSetsANotBeforeThatKillsEveryEarlierAccessToken() async throws {
+        try await TokensHarness.run { tokens in
+            let user = UUID()
+            let pair = try await tokens.issue(user)
+            let result = try await tokens.client.call(
+                "tokens.revokeUser", RevokeUserParams(userID: user, reason: .deactivated), as: RevokeUserResult.self)
+            #expect(result.revokedSessions == 1)
+            let stored = try await tokens.redis.command(["GET", RevocationKeys.user(user)]).intValue
+            #expect(stored == result.notBefore)
+            let ttl = try await tokens.redis.command(["TTL", RevocationKeys.user(user)]).intValue ?? -2
+            #expect(ttl >= 900)
+            #expect(await tokens.errorCode { try await tokens.verify(pair.accessToken) } == .unauthorized)
+            // A sign-in after the not-before (reactivation) gets working tokens.
+            tokens.clock.advance(by: 2)
+            let later = try await tokens.issue(user)
+            #expect(try await tokens.verify(later.accessToken).userID == user)
+        }
+    }
+
+    @Test func listSessionsShowsLiveSessionsMostRecentlyUsedFirst() async throws {
+        try await TokensHarness.run { tokens in
+            let user = UUID()
+            let older = try await tokens.issue(user, device: "iPad")
+            tokens.clock.advance(by: 5)
+            let newer = try await tokens.issue(user, device: "Pixel\u{7}")
+            tokens.clock.advance(by: 5)
+            _ = try await tokens.refresh(older.refreshToken)
+            let list = try await tokens.client.call("tokens.listSessions", ListSessionsParams(userID: user), as: SessionList.self)
+            #expect(list.sessions.map(\.id) == [older.sessionID, newer.sessionID])
+            #expect(list.sessions.map(\.deviceName) == ["iPad", "Pixel"])
+            let other = try await tokens.client.call("tokens.listSessions", ListSessionsParams(userID: UUID()), as: SessionList.self)
+            #expect(other.sessions.isEmpty)
+        }
+    }
+
+    /// Runs against a private Redis database, so other tests never see the marker missing.
+    @Test func aMissingMarkerIsReseededFromPostgres() async throws {
+        let base = try RedisURL(parsing: try requiredEnvironment("REDIS_URL"))
+        var url = base
+        url.database = 9
+        try await TokensHarness.run(environment: ["REDIS_URL": url.description]) { tokens in
+            let redis = RedisClient(configuration: RedisConfiguration(url: url), logger: Logger(label: "test"))
+            defer { Task { await redis.shutdown() } }
+            let user = UUID()
+            let pair = try await tokens.issue(user)
+            _ = try await tokens.client.call("tokens.revoke", RevokeParams(userID: user, sessionID: pair.sessionID), as: RevokeResult.self)
+            // Redis restarted empty: marker and keys gone. Verify still refuses (Postgres answers).
+            _ = try await redis.command(["DEL", RevocationKeys.complete, RevocationKeys.session(pair.sessionID)])
+            #expect(await tokens.errorCode { try await tokens.verify(pair.accessToken) } == .unauthorized)
+            // Within a few reseed intervals the key and the marker are back.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try await redis.command(["EXISTS", RevocationKeys.complete]).intValue != 1, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(try await redis.command(["EXISTS", RevocationKeys.complete]).intValue == 1)
+            #expect(try await redis.command(["GET", RevocationKeys.session(pair.sessionID)]).stringValue == "logout")
+        }
+    }
+
+    /// The cleanup is global: its clock stays in the past, so it can only touch rows older
+    /// than anything the other (concurrent) tests write.
+    @Test func cleanupDeletesEndedSessionsAndSealedSuccessorsInBatches() async throws {
+        let start = Date().addingTimeInterval(-40 * 86_400)
+        let past = MockClock(start)
+        try await TokensHarness.run(clock: past) { tokens in
+            let user = UUID()
+            var sessions: [UUID] = []
+            for _ in 0..<5 {
+                let pair = try await tokens.issue(user)
+                _ = try await tokens.refresh(pair.refreshToken)
+                sessions.append(pair.sessionID)
+            }
+            // An hour ago (sessions last 30 days): the first five ended long before.
+            past.advance(by: 40 * 86_400 - 3_600)
+            let fresh = try await tokens.issue(user)
+            _ = try await tokens.refresh(fresh.refreshToken)
+            let cleanupClock = MockClock(past.now.addingTimeInterval(5))
+            let cleanup = SessionCleanup(
+                postgres: tokens.postgres, clock: cleanupClock.tokenClock, interval: .seconds(60), batchSize: 2,
+                accessTokenTTL: 900, reuseGrace: 10, logger: Logger(label: "test"))
+            let outcome = try await cleanup.runOnce()
+            #expect(outcome.sessions >= 5)
+            let ids = PostgresValue.text("{" + sessions.map(\.uuidString).joined(separator: ",") + "}")
+            let left = try await tokens.postgres.query("SELECT count(*) AS n FROM tokens.sessions WHERE id = ANY($1::uuid[])", [ids])
+            #expect(try left.first?.decode("n", as: Int.self) == 0)
+            let orphans = try await tokens.postgres.query(
+                "SELECT count(*) AS n FROM tokens.refresh_tokens WHERE session_id = ANY($1::uuid[])", [ids])
+            #expect(try orphans.first?.decode("n", as: Int.self) == 0)
+            // The live session stays, and its sealed successor until grace (plus skew) has passed.
+            let freshHash = try #require(RefreshToken(presented: fresh.refreshToken)).hash
+            let sealedQuery = "SELECT successor_sealed IS NOT NULL AS sealed FROM tokens.refresh_tokens WHERE hash = $1"
+            #expect(try await tokens.postgres.query(sealedQuery, [.bytea(freshHash)]).first?.decode("sealed", as: Bool.self) == true)
+            cleanupClock.advance(by: 70)
+            try await cleanup.runOnce()
+            #expect(try await tokens.postgres.query(sealedQuery, [.bytea(freshHash)]).first?.decode("sealed", as: Bool.self) == false)
+            #expect(try await tokens.verify(fresh.accessToken).sessionID == fresh.sessionID)
+            // The old token, presented within grace after its successor was cleared, is refused
+            // without revoking the session.
+            #expect(await tokens.errorCode { try await tokens.refresh(fresh.refreshToken) } == .invalidRefreshToken)
+            #expect(try await tokens.verify(fresh.accessToken).sessionID == fresh.sessionID)
+        }
+    }
+}

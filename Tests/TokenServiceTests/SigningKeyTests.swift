@@ -1,0 +1,165 @@
+import Crypto
+import Foundation
+import JWTKit
+import Logging
+import ServiceKit
+import ServiceProtocol
+import Testing
+import _CryptoExtras
+@testable import TokenService
+
+/// Signing keys: the folder, thumbprints, generation, rotation and the published JWKS.
+@Suite struct SigningKeyTests {
+    let logger = Logger(label: "test")
+
+    /// RFC 7638 section 3.1: the example RSA key and its thumbprint.
+    @Test func kidIsTheRFC7638Thumbprint() throws {
+        var jwk = PublicJWK(try SigningKey.generateMaterial(.eddsa))
+        jwk.kty = "RSA"
+        jwk.crv = nil
+        jwk.x = nil
+        jwk.e = "AQAB"
+        jwk.n = "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw"
+        #expect(JWKThumbprint.kid(of: jwk) == "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs")
+    }
+
+    @Test func everyPEMInTheFolderIsLoadedAndPublished() async throws {
+        let url = try temporaryKeysFolder()
+        let folder = SigningKeyFolder(url: url)
+        // Keys written by other tools load too: PKCS#8 RSA and SEC1 P-256.
+        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        try Data(rsa.pkcs8PEMRepresentation.utf8).write(to: url.appendingPathComponent("a-rsa.pem"))
+        let p256 = P256.Signing.PrivateKey()
+        try Data(p256.pemRepresentation.utf8).write(to: url.appendingPathComponent("b-ec.pem"))
+        try folder.generate(.eddsa)
+        try Data("not a key".utf8).write(to: url.appendingPathComponent("README.txt"))
+        let ring = try await KeyRing.load(folder: folder, algorithm: .rs256, generateIfMissing: false, logger: self.logger)
+        let jwks = ring.jwks
+        #expect(Set(jwks.keys.map(\.kty)) == ["RSA", "EC", "OKP"])
+        #expect(Set(jwks.keys.compactMap(\.alg)) == ["RS256", "ES256", "EdDSA"])
+        for jwk in jwks.keys {
+            var bare = jwk
+            bare.kid = nil
+            #expect(jwk.kid == JWKThumbprint.kid(of: bare))
+        }
+        #expect(ring.signingKid == jwks.keys.first { $0.kty == "RSA" }?.kid)
+    }
+
+    @Test func anUnreadablePEMStopsTheLoadNamingTheFile() async throws {
+        let url = try temporaryKeysFolder()
+        try Data("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n".utf8).write(to: url.appendingPathComponent("broken.pem"))
+        #expect(throws: SigningKeyError.unreadableFile("broken.pem")) {
+            try SigningKeyFolder(url: url).load()
+        }
+    }
+
+    @Test func developmentGeneratesAKeyWithMode0600InAnEmptyFolder() async throws {
+        let url = try temporaryKeysFolder()
+        let ring = try await KeyRing.load(folder: SigningKeyFolder(url: url), algorithm: .es256, generateIfMissing: true, logger: self.logger)
+        let files = try FileManager.default.contentsOfDirectory(atPath: url.path)
+        #expect(files.count == 1)
+        let attributes = try FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(files[0]).path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        #expect(ring.jwks.keys.map(\.kid) == [ring.signingKid])
+        #expect(ring.jwks.keys.first?.crv == "P-256")
+    }
+
+    @Test func productionRefusesToStartWithoutAKey() async throws {
+        let url = try temporaryKeysFolder()
+        var env = try tokensEnvironment(keys: url)
+        env["ENVIRONMENT"] = "production"
+        env["SERVICE_TOKEN"] = "a-production-service-token"
+        env["JWT_ISSUER"] = "https://auth.example.com"
+        env["JWT_AUDIENCE"] = "example-app"
+        let error = await #expect(throws: ConfigurationError.self) {
+            _ = try await TokensApp.make(EnvironmentReader(env), logger: self.logger)
+        }
+        #expect(error?.variable == "SIGNING_KEYS_DIR")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path).isEmpty)
+        env["JWT_AUDIENCE"] = nil
+        #expect(throws: ConfigurationError.missing("JWT_AUDIENCE")) { try TokensConfiguration(EnvironmentReader(env)) }
+        env["JWT_AUDIENCE"] = "example-app"
+        env["SIGNING_ALG"] = "HS256"
+        #expect((try? TokensConfiguration(EnvironmentReader(env))) == nil)
+    }
+
+    @Test func keyRotationSignsWithTheNewKeyWhileOldTokensStillVerify() async throws {
+        try await TokensHarness.run { tokens in
+            let oldKid = tokens.instances[0].keyRing.signingKid
+            let before = try await tokens.issue()
+            #expect(KidHeader.kid(of: before.accessToken) == oldKid)
+            // What `tokens keygen` does, then the periodic reload.
+            #expect(KeygenCommand.run(arguments: [], env: EnvironmentReader(["SIGNING_KEYS_DIR": tokens.keys.path])) == 0)
+            await tokens.instances[0].keyRing.reload(logger: self.logger)
+            let newKid = tokens.instances[0].keyRing.signingKid
+            #expect(newKid != oldKid)
+            let after = try await tokens.refresh(before.refreshToken)
+            #expect(KidHeader.kid(of: after.accessToken) == newKid)
+            #expect(try await tokens.verify(before.accessToken).sessionID == before.sessionID)
+            #expect(try await tokens.verify(after.accessToken).sessionID == before.sessionID)
+            let jwks = try await tokens.client.call("tokens.jwks", Empty(), as: PublicJWKS.self)
+            #expect(jwks.keys.map(\.kid) == [newKid, oldKid])
+        }
+    }
+
+    @Test(arguments: ["RS256", "ES256", "EdDSA"])
+    func anAccessTokenVerifiesWithJWTKitFromTheJWKSJSONAlone(_ algorithm: String) async throws {
+        try await TokensHarness.run(environment: ["SIGNING_ALG": algorithm]) { tokens in
+            let user = UUID()
+            let pair = try await tokens.issue(user, admin: true)
+            let jwks = try await tokens.client.call("tokens.jwks", Empty(), as: PublicJWKS.self)
+            let json = String(decoding: try JSONEncoder().encode(jwks), as: UTF8.self)
+            let keys = try await JWTKeyCollection().add(jwksJSON: json)
+            let claims = try await keys.verify(pair.accessToken, as: ExternalClaims.self)
+            #expect(claims.sub.value == user.uuidString.lowercased())
+            #expect(claims.sid == pair.sessionID.uuidString.lowercased())
+            #expect(claims.iss.value == "latchkey" && claims.aud.value == ["latchkey-app"])
+            #expect(claims.adm == true)
+            #expect(jwks.keys.first?.alg == algorithm)
+            // A tampered token fails.
+            var tampered = Array(pair.accessToken)
+            tampered[tampered.count - 5] = tampered[tampered.count - 5] == "A" ? "B" : "A"
+            await #expect(throws: (any Error).self) { try await keys.verify(String(tampered), as: ExternalClaims.self) }
+        }
+    }
+
+    @Test func verifyRefusesForeignIssuerAudienceAndUnsignedTokens() async throws {
+        try await TokensHarness.run { tokens in
+            let pair = try await tokens.issue()
+            let parts = pair.accessToken.split(separator: ".")
+            let noneHeader = Base64URL.encode(Array(#"{"alg":"none","typ":"JWT","kid":"\#(tokens.instances[0].keyRing.signingKid)"}"#.utf8))
+            for token in ["", "a.b.c", "\(noneHeader).\(parts[1]).", "\(noneHeader).\(parts[1]).\(parts[2])"] {
+                #expect(await tokens.errorCode { try await tokens.verify(token) } == .unauthorized)
+            }
+            // A token signed by the same keys for another audience is refused.
+            try await TokensHarness.run(keys: tokens.keys, environment: ["JWT_AUDIENCE": "someone-else"]) { other in
+                let foreign = try await other.issue()
+                #expect(await tokens.errorCode { try await tokens.verify(foreign.accessToken) } == .unauthorized)
+                #expect(try await other.verify(foreign.accessToken).sessionID == foreign.sessionID)
+            }
+        }
+    }
+}
+
+/// The claims as an outside verifier (the gateway) would declare them.
+struct ExternalClaims: JWTPayload {
+    var iss: IssuerClaim
+    var aud: AudienceClaim
+    var sub: SubjectClaim
+    var sid: String
+    var iat: IssuedAtClaim
+    var exp: ExpirationClaim
+    var jti: IDClaim
+    var adm: Bool?
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {
+        try self.exp.verifyNotExpired()
+    }
+}
+
+/// Reads the `kid` of a token's header.
+enum KidHeader {
+    static func kid(of token: String) -> String? {
+        JOSEHeader(token: token)?.kid
+    }
+}

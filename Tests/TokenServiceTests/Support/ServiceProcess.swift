@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One of the project's executables running as a child process, with its output in files.
+final class ServiceProcess {
+    let name: String
+    let process = Process()
+    let stdoutURL: URL
+    let stderrURL: URL
+
+    /// The folder holding the built executables: the test bundle's own folder.
+    static var buildDirectory: URL {
+        let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return bundle.deletingLastPathComponent()
+    }
+
+    init(_ name: String, arguments: [String] = [], environment: [String: String]) throws {
+        self.name = name
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        self.stdoutURL = folder.appendingPathComponent("stdout.log")
+        self.stderrURL = folder.appendingPathComponent("stderr.log")
+        FileManager.default.createFile(atPath: self.stdoutURL.path, contents: nil)
+        FileManager.default.createFile(atPath: self.stderrURL.path, contents: nil)
+        self.process.executableURL = Self.buildDirectory.appendingPathComponent(name)
+        self.process.arguments = arguments
+        // Only what the test passes, plus PATH: nothing leaks in from the test's own environment.
+        self.process.environment = environment.merging(["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]) { a, _ in a }
+        self.process.standardOutput = try FileHandle(forWritingTo: self.stdoutURL)
+        self.process.standardError = try FileHandle(forWritingTo: self.stderrURL)
+        try self.process.run()
+    }
+
+    deinit {
+        if self.process.isRunning { kill(self.process.processIdentifier, SIGKILL) }
+    }
+
+    var stderr: String { (try? String(contentsOf: self.stderrURL, encoding: .utf8)) ?? "" }
+    var stdout: String { (try? String(contentsOf: self.stdoutURL, encoding: .utf8)) ?? "" }
+
+    func terminate() {
+        kill(self.process.processIdentifier, SIGTERM)
+    }
+
+    /// Waits for the process to exit and returns its status; nil if it is still running after `timeout`.
+    func waitForExit(timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while self.process.isRunning {
+            guard ContinuousClock.now < deadline else { return nil }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return self.process.terminationStatus
+    }
+}
+
+/// A TCP port nothing listens on right now.
+func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+        }
+    }
+    guard bound else { throw POSIXError(.EADDRINUSE) }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
