@@ -92,7 +92,9 @@ let package = Package(
             name: "foundation-bench",
             dependencies: ["BenchmarkSupport", "ServiceProtocol", "Postgres", logging, nio, nioPosix],
             path: "Benchmarks/foundation-bench"),
-        .executableTarget(name: "tokens-bench", dependencies: ["TokenService", "ServiceKit", jwt], path: "Benchmarks/tokens-bench"),
+        .executableTarget(
+            name: "tokens-bench", dependencies: ["BenchmarkSupport", "TokenService", "ServiceKit", jwt],
+            path: "Benchmarks/tokens-bench"),
 
         // Tests.
         .testTarget(
@@ -101,9 +103,10 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis"]),
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit"]),
-        .testTarget(name: "ExecutableTests", dependencies: ["ServiceProtocol", "ServiceKit"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "ExecutableTests", dependencies: ["ServiceProtocol", "ServiceKit", "TestSupport"]),
         .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "MockIdentityProvider", jwt]),
-        .testTarget(name: "TokenServiceTests", dependencies: ["TokenService", jwt]),
+        .testTarget(name: "TokenServiceTests", dependencies: ["TokenService", "TestSupport", jwt]),
         .testTarget(name: "ContentStateServiceTests", dependencies: ["ContentStateService"]),
     ]
 )

@@ -1,18 +1,5 @@
 import Foundation
-import Testing
-
-/// A variable the test script exports; a test that needs it fails loudly without it.
-func requiredEnvironment(_ name: String) throws -> String {
-    guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
-        Issue.record("\(name) is not set: run the tests through scripts/test, which starts Postgres and Redis")
-        throw MissingEnvironment(name: name)
-    }
-    return value
-}
-
-struct MissingEnvironment: Error {
-    var name: String
-}
+import TestSupport
 
 /// A fresh, empty folder for signing keys.
 func temporaryKeysFolder() throws -> URL {

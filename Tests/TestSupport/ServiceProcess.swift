@@ -6,19 +6,19 @@ import Glibc
 #endif
 
 /// One of the project's executables running as a child process, with its output in files.
-final class ServiceProcess {
-    let name: String
-    let process = Process()
-    let stdoutURL: URL
-    let stderrURL: URL
+public final class ServiceProcess {
+    public let name: String
+    public let process = Process()
+    public let stdoutURL: URL
+    public let stderrURL: URL
 
     /// The folder holding the built executables: the test bundle's own folder.
-    static var buildDirectory: URL {
+    public static var buildDirectory: URL {
         let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         return bundle.deletingLastPathComponent()
     }
 
-    init(_ name: String, environment: [String: String]) throws {
+    public init(_ name: String, arguments: [String] = [], environment: [String: String]) throws {
         self.name = name
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -27,6 +27,7 @@ final class ServiceProcess {
         FileManager.default.createFile(atPath: self.stdoutURL.path, contents: nil)
         FileManager.default.createFile(atPath: self.stderrURL.path, contents: nil)
         self.process.executableURL = Self.buildDirectory.appendingPathComponent(name)
+        self.process.arguments = arguments
         // Only what the test passes, plus PATH: nothing leaks in from the test's own environment.
         self.process.environment = environment.merging(["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]) { a, _ in a }
         self.process.standardOutput = try FileHandle(forWritingTo: self.stdoutURL)
@@ -38,15 +39,15 @@ final class ServiceProcess {
         if self.process.isRunning { kill(self.process.processIdentifier, SIGKILL) }
     }
 
-    var stderr: String { (try? String(contentsOf: self.stderrURL, encoding: .utf8)) ?? "" }
-    var stdout: String { (try? String(contentsOf: self.stdoutURL, encoding: .utf8)) ?? "" }
+    public var stderr: String { (try? String(contentsOf: self.stderrURL, encoding: .utf8)) ?? "" }
+    public var stdout: String { (try? String(contentsOf: self.stdoutURL, encoding: .utf8)) ?? "" }
 
-    func terminate() {
+    public func terminate() {
         kill(self.process.processIdentifier, SIGTERM)
     }
 
     /// Waits for the process to exit and returns its status; nil if it is still running after `timeout`.
-    func waitForExit(timeout: Duration) async -> Int32? {
+    public func waitForExit(timeout: Duration) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while self.process.isRunning {
             guard ContinuousClock.now < deadline else { return nil }
@@ -57,7 +58,7 @@ final class ServiceProcess {
 }
 
 /// A TCP port nothing listens on right now.
-func freePort() throws -> Int {
+public func freePort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
     var address = sockaddr_in()
@@ -74,8 +75,9 @@ func freePort() throws -> Int {
     return Int(UInt16(bigEndian: address.sin_port))
 }
 
+
 /// A variable the test script exports; a test that needs it fails loudly without it.
-func requiredEnvironment(_ name: String) throws -> String {
+public func requiredEnvironment(_ name: String) throws -> String {
     guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
         Issue.record("\(name) is not set: run the tests through scripts/test, which starts Postgres and Redis")
         throw MissingEnvironment(name: name)
@@ -83,6 +85,7 @@ func requiredEnvironment(_ name: String) throws -> String {
     return value
 }
 
-struct MissingEnvironment: Error {
-    var name: String
+/// The error a test throws after recording that a variable it needs is missing.
+public struct MissingEnvironment: Error {
+    public var name: String
 }
