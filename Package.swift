@@ -67,7 +67,8 @@ let package = Package(
         .executableTarget(name: "tokens", dependencies: ["TokenService", "ServiceKit"], path: "Services/tokens/Sources/tokens"),
         .target(
             name: "ContentStateService", dependencies: ["ServiceKit"],
-            path: "Services/content-state/Sources/ContentStateService"),
+            path: "Services/content-state/Sources/ContentStateService",
+            resources: [.embedInCode("Migrations")]),
         .executableTarget(
             name: "content-state", dependencies: ["ContentStateService", "ServiceKit"],
             path: "Services/content-state/Sources/content-state"),
@@ -90,6 +91,7 @@ let package = Package(
             name: "foundation-bench",
             dependencies: ["ServiceProtocol", "Postgres", logging, nio, nioPosix],
             path: "Benchmarks/foundation-bench"),
+        .executableTarget(name: "content-state-bench", dependencies: ["ContentStateService", "ServiceKit", logging, nio, nioPosix], path: "Benchmarks/content-state-bench"),
 
         // Tests.
         .testTarget(

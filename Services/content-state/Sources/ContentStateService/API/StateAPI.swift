@@ -1,0 +1,130 @@
+import Foundation
+
+/// Params of `content.state.query`.
+public struct StateQueryParams: Codable, Sendable, Hashable {
+    public var userID: UUID
+    /// At most `MAX_BATCH` ids.
+    public var itemIDs: [String]
+
+    public init(userID: UUID, itemIDs: [String]) {
+        self.userID = userID
+        self.itemIDs = itemIDs
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case itemIDs = "item_ids"
+    }
+}
+
+/// The state of one item in a state query.
+public struct ItemFlags: Codable, Sendable, Hashable {
+    public var favorited: Bool
+    public var read: Bool
+    public var unliked: Bool
+
+    public init(favorited: Bool, read: Bool, unliked: Bool) {
+        self.favorited = favorited
+        self.read = read
+        self.unliked = unliked
+    }
+}
+
+/// The result of `content.state.query`: every id asked for, keyed by id.
+public struct StateQueryResult: Codable, Sendable, Hashable {
+    public var items: [String: ItemFlags]
+
+    public init(items: [String: ItemFlags]) {
+        self.items = items
+    }
+}
+
+/// Params of `content.state.changes`.
+public struct ChangesParams: Codable, Sendable, Hashable {
+    public var userID: UUID
+    /// The `next_cursor` of the previous call; absent to read from the start.
+    public var since: String?
+    public var limit: Int?
+
+    public init(userID: UUID, since: String? = nil, limit: Int? = nil) {
+        self.userID = userID
+        self.since = since
+        self.limit = limit
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case since, limit
+    }
+}
+
+/// The whole current state of one item that changed. A removal appears with the flag false
+/// (e.g. `favorited: false`, `nickname: null`).
+public struct Change: Codable, Sendable, Hashable {
+    public var itemID: String
+    public var favorited: Bool
+    public var nickname: String?
+    public var position: Int64?
+    public var read: Bool
+    public var unliked: Bool
+    public var updatedAt: Timestamp
+    public var favoritedAt: Timestamp?
+    public var readAt: Timestamp?
+    public var unlikedAt: Timestamp?
+
+    enum CodingKeys: String, CodingKey {
+        case itemID = "item_id"
+        case favorited, nickname, position, read, unliked
+        case updatedAt = "updated_at"
+        case favoritedAt = "favorited_at"
+        case readAt = "read_at"
+        case unlikedAt = "unliked_at"
+    }
+
+    init(itemID: String, state: ItemState, updatedAt: Timestamp) {
+        self.itemID = itemID
+        self.favorited = state.isFavorited
+        self.nickname = state.nickname
+        self.position = state.position
+        self.read = state.readAt != nil
+        self.unliked = state.unlikedAt != nil
+        self.updatedAt = updatedAt
+        self.favoritedAt = state.favoritedAt
+        self.readAt = state.readAt
+        self.unlikedAt = state.unlikedAt
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.itemID, forKey: .itemID)
+        try container.encode(self.favorited, forKey: .favorited)
+        try container.encode(self.nickname, forKey: .nickname)
+        try container.encode(self.position, forKey: .position)
+        try container.encode(self.read, forKey: .read)
+        try container.encode(self.unliked, forKey: .unliked)
+        try container.encode(self.updatedAt, forKey: .updatedAt)
+        try container.encode(self.favoritedAt, forKey: .favoritedAt)
+        try container.encode(self.readAt, forKey: .readAt)
+        try container.encode(self.unlikedAt, forKey: .unlikedAt)
+    }
+}
+
+/// One page of the changes feed. `next_cursor` is always set: pass it as `since` next time
+/// (it stays the same when nothing changed). `has_more` says another page is ready now.
+public struct ChangesPage: Codable, Sendable, Hashable {
+    public var changes: [Change]
+    public var nextCursor: String
+    public var hasMore: Bool
+
+    public init(changes: [Change], nextCursor: String, hasMore: Bool) {
+        self.changes = changes
+        self.nextCursor = nextCursor
+        self.hasMore = hasMore
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case changes
+        case nextCursor = "next_cursor"
+        case hasMore = "has_more"
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Postgres
+
+extension ContentStore {
+    /// The flags of each of `items`; items the user never touched are all false.
+    func flags(user: UUID, items: [ItemID]) async throws -> [String: ItemFlags] {
+        var result: [String: ItemFlags] = [:]
+        result.reserveCapacity(items.count)
+        for id in items { result[id.value] = ItemFlags(favorited: false, read: false, unliked: false) }
+        guard !items.isEmpty else { return result }
+        let rows = try await available {
+            try await postgres.query(Self.selectFlags, [.uuid(user), .text(postgresTextArray(items))])
+        }
+        for row in rows {
+            result[try row.decode(0, as: String.self)] = ItemFlags(
+                favorited: try row.decode(1, as: Bool.self), read: try row.decode(2, as: Bool.self),
+                unliked: try row.decode(3, as: Bool.self))
+        }
+        return result
+    }
+
+    static let selectFlags = """
+        SELECT item_id, favorited_at IS NOT NULL, read_at IS NOT NULL, unliked_at IS NOT NULL
+        FROM content.item_states
+        WHERE user_id = $1 AND item_id = ANY($2::text[])
+        """
+
+    /// The user's changes with a version above `version`, oldest first, at most `limit`.
+    func changes(user: UUID, after version: Int64, limit: Int) async throws -> ChangesPage {
+        let rows = try await available {
+            try await postgres.query(Self.selectChanges, [.uuid(user), .int(Int(version)), .int(limit + 1)])
+        }
+        var changes: [Change] = []
+        changes.reserveCapacity(min(rows.count, limit))
+        var lastVersion = version
+        for row in rows.prefix(limit) {
+            let state = try ItemState(row: row)
+            changes.append(Change(
+                itemID: try row.decode("item_id", as: String.self), state: state,
+                updatedAt: Timestamp(milliseconds: try row.decode("updated_ms", as: Int64.self))))
+            lastVersion = try row.decode("version", as: Int64.self)
+        }
+        return ChangesPage(
+            changes: changes, nextCursor: PageCursor(kind: .changes, key: lastVersion).encoded,
+            hasMore: rows.count > limit)
+    }
+
+    static let selectChanges = """
+        SELECT \(ItemColumns.state), (extract(epoch FROM updated_at) * 1000)::bigint AS updated_ms, version
+        FROM content.item_states
+        WHERE user_id = $1 AND version > $2
+        ORDER BY version
+        LIMIT $3
+        """
+}
