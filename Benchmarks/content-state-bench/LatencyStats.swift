@@ -7,6 +7,8 @@ struct LatencyStats {
     var seconds: Double
     var p50: Double
     var p99: Double
+    /// CPU seconds this process and Postgres used during the run (warm-up included).
+    var cpu: (own: Double, postgres: Double)?
 
     init(name: String, concurrency: Int, samples: [Duration], elapsed: Duration) {
         let sorted = samples.map { Double($0.components.attoseconds) / 1e15 + Double($0.components.seconds) * 1000 }.sorted()
@@ -20,10 +22,20 @@ struct LatencyStats {
 
     var perSecond: Double { Double(self.count) / self.seconds }
 
-    static let header = "| benchmark | concurrency | ops | ops/s | p50 ms | p99 ms |\n|---|---:|---:|---:|---:|---:|"
+    static let header = """
+        | benchmark | concurrency | ops | ops/s | p50 ms | p99 ms | CPU µs/op (bench + Postgres) | ops/s per 2 cores of CPU |
+        |---|---:|---:|---:|---:|---:|---:|---:|
+        """
 
     var row: String {
-        "| \(self.name) | \(self.concurrency) | \(self.count) | \(Int(self.perSecond)) | \(String(format: "%.3f", self.p50)) | \(String(format: "%.3f", self.p99)) |"
+        var cpuColumns = "| – | – |"
+        if let cpu {
+            // The warm-up's operations are not counted, so scale the CPU to the measured part.
+            let share = self.seconds / (self.seconds + 0.5)
+            let perOp = (cpu.own + cpu.postgres) * share / Double(max(self.count, 1))
+            cpuColumns = "| \(Int(cpu.own * share / Double(max(self.count, 1)) * 1e6)) + \(Int(cpu.postgres * share / Double(max(self.count, 1)) * 1e6)) | \(Int(2 / perOp)) |"
+        }
+        return "| \(self.name) | \(self.concurrency) | \(self.count) | \(Int(self.perSecond)) | \(String(format: "%.3f", self.p50)) | \(String(format: "%.3f", self.p99)) " + cpuColumns
     }
 }
 

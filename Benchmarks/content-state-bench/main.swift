@@ -23,14 +23,16 @@ guard let databaseURL = environment["DATABASE_URL"] else {
 let seconds = Int(environment["BENCH_SECONDS"] ?? "") ?? 5
 let concurrency = Int(environment["BENCH_CONCURRENCY"] ?? "") ?? 64
 let poolSize = Int(environment["DATABASE_POOL_SIZE"] ?? "") ?? 8
+/// Runs only the benchmarks whose name contains this text (all when unset); seeding always runs.
+let only = environment["BENCH_ONLY"]
 let logger = {
     var logger = Logger(label: "content-state-bench")
     logger.logLevel = .warning
     return logger
 }()
 
-let users = (0..<50).map { _ in UUID() }
-let catalog = (0..<1000).map { String(format: "article-%05d", $0) }
+let users = BenchData.users
+let catalog = BenchData.catalog
 
 let postgres = PostgresClient(configuration: PostgresConfiguration(url: databaseURL, poolSize: poolSize), logger: logger)
 try await Migrator.migrate(postgres, schema: ContentStateApp.schema, migrations: ContentStateApp.migrations, logger: logger)
@@ -39,6 +41,7 @@ let router = {
     ContentStateMethods.register(on: &router, postgres: postgres, configuration: ContentStateConfiguration())
     return router
 }()
+let meter = try await CPUMeter(postgres: postgres)
 let token = "bench-token"
 let server = try await RPCServer.bind(
     configuration: .init(serviceName: "content-state", serviceToken: token), router: router, logger: logger)
@@ -81,23 +84,47 @@ func seed(_ client: RPCClient) async throws -> LatencyStats {
     return LatencyStats(name: "favorites.put (seeding, 50 users in parallel)", concurrency: 50, samples: samples, elapsed: ContinuousClock.now - start)
 }
 
+/// `measure`, or nothing when `BENCH_ONLY` leaves the benchmark out.
+func measureIfSelected(
+    _ name: String, concurrency: Int, duration: Duration, _ operation: @escaping @Sendable () async throws -> Void
+) async throws -> LatencyStats? {
+    if let only, !name.contains(only) { return nil }
+    let before = meter.sample()
+    var stats = try await measure(name, concurrency: concurrency, duration: duration, operation)
+    let after = meter.sample()
+    stats.cpu = (after.own - before.own, after.postgres - before.postgres)
+    return stats
+}
+
+/// JSON alone: encoding a page of 50 favorites as the server does and decoding it as the
+/// client does, on one thread; the part of each list call that is not I/O or SQL.
+func codecBenchmark() async throws -> LatencyStats? {
+    let page = FavoritesPage(
+        items: (0..<50).map { Favorite(itemID: catalog[$0], nickname: $0 % 5 == 0 ? "nick" : nil, position: Int64($0), favoritedAt: Timestamp(milliseconds: 1_795_317_839_123 + Int64($0))) },
+        nextCursor: "eyJpIjoiYXJ0aWNsZS0wMDA0OSIsImsiOiJmciIsIm4iOjE3OTUzMTc4MzkxNzJ9")
+    return try await measureIfSelected("JSON encode + decode of a 50-favorite page (no I/O)", concurrency: 1, duration: .seconds(seconds)) {
+        let data = try JSONEncoder().encode(page)
+        _ = try JSONDecoder().decode(FavoritesPage.self, from: data)
+    }
+}
+
 func benchmarks(_ client: RPCClient) async throws -> [LatencyStats] {
-    var rows = [try await seed(client)]
+    var rows: [LatencyStats?] = [try await seed(client), try await codecBenchmark()]
     let duration = Duration.seconds(seconds)
-    rows.append(try await measure("state.query, 50 ids", concurrency: concurrency, duration: duration) {
-        let ids = (0..<50).map { _ in catalog.randomElement()! }
+    rows.append(try await measureIfSelected("state.query, 50 ids", concurrency: concurrency, duration: duration) {
+        let ids = BenchData.randomIDs(50)
         let result: StateQueryResult = try await client.call(
-            "content.state.query", StateQueryParams(userID: users.randomElement()!, itemIDs: ids), as: StateQueryResult.self)
+            "content.state.query", StateQueryParams(userID: BenchData.randomUser(), itemIDs: ids), as: StateQueryResult.self)
         precondition(!result.items.isEmpty)
     })
-    rows.append(try await measure("favorites.list recent, 50", concurrency: concurrency, duration: duration) {
+    rows.append(try await measureIfSelected("favorites.list recent, 50", concurrency: concurrency, duration: duration) {
         let page: FavoritesPage = try await client.call(
-            "content.favorites.list", FavoritesListParams(userID: users.randomElement()!, order: .recent, limit: 50))
+            "content.favorites.list", FavoritesListParams(userID: BenchData.randomUser(), order: .recent, limit: 50))
         precondition(page.items.count == 50)
     })
-    rows.append(try await measure("favorites.list position, 50", concurrency: concurrency, duration: duration) {
+    rows.append(try await measureIfSelected("favorites.list position, 50", concurrency: concurrency, duration: duration) {
         let page: FavoritesPage = try await client.call(
-            "content.favorites.list", FavoritesListParams(userID: users.randomElement()!, order: .position, limit: 50))
+            "content.favorites.list", FavoritesListParams(userID: BenchData.randomUser(), order: .position, limit: 50))
         precondition(page.items.count == 50)
     })
     // A second page: the keyset cursor path.
@@ -111,22 +138,22 @@ func benchmarks(_ client: RPCClient) async throws -> [LatencyStats] {
         }
         return try await group.reduce(into: [(UUID, String)]()) { $0.append($1) }
     }
-    rows.append(try await measure("favorites.list recent, 50, page 2", concurrency: concurrency, duration: duration) {
-        let (user, cursor) = firstPages.randomElement()!
+    rows.append(try await measureIfSelected("favorites.list recent, 50, page 2", concurrency: concurrency, duration: duration) {
+        let (user, cursor) = firstPages[Int(BenchData.randomIndex(firstPages.count))]
         let page: FavoritesPage = try await client.call(
             "content.favorites.list", FavoritesListParams(userID: user, order: .recent, limit: 50, cursor: cursor))
         precondition(page.items.count == 50)
     })
-    rows.append(try await measure("state.changes, 50 from the start", concurrency: concurrency, duration: duration) {
+    rows.append(try await measureIfSelected("state.changes, 50 from the start", concurrency: concurrency, duration: duration) {
         let page: ChangesPage = try await client.call(
-            "content.state.changes", ChangesParams(userID: users.randomElement()!, limit: 50))
+            "content.state.changes", ChangesParams(userID: BenchData.randomUser(), limit: 50))
         precondition(page.changes.count == 50)
     })
-    rows.append(try await measure("favorites.toggle (writes, 50 users)", concurrency: concurrency, duration: duration) {
+    rows.append(try await measureIfSelected("favorites.toggle (writes, 50 users)", concurrency: concurrency, duration: duration) {
         let _: FavoriteToggleResult = try await client.call(
-            "content.favorites.toggle", ItemParams(userID: users.randomElement()!, itemID: catalog.randomElement()!))
+            "content.favorites.toggle", ItemParams(userID: BenchData.randomUser(), itemID: BenchData.randomIDs(1)[0]))
     })
-    return rows
+    return rows.compactMap { $0 }
 }
 
 /// Runs every benchmark with a client of its own.

@@ -59,12 +59,20 @@ public struct Favorite: Codable, Sendable, Hashable {
         case favoritedAt = "favorited_at"
     }
 
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.itemID = try container.decode(String.self, forKey: .itemID)
+        self.nickname = try container.decodeIfPresent(String.self, forKey: .nickname)
+        self.position = try container.decodeIfPresent(Int64.self, forKey: .position)
+        self.favoritedAt = try container.decodeTimestamp(forKey: .favoritedAt)
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(self.itemID, forKey: .itemID)
-        try container.encode(self.nickname, forKey: .nickname)
-        try container.encode(self.position, forKey: .position)
-        try container.encode(self.favoritedAt, forKey: .favoritedAt)
+        try container.encodeOrNull(self.nickname, forKey: .nickname)
+        try container.encodeOrNull(self.position, forKey: .position)
+        try container.encode(self.favoritedAt.rfc3339, forKey: .favoritedAt)
     }
 }
 
@@ -131,6 +139,6 @@ public struct FavoritesPage: Codable, Sendable, Hashable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(self.items, forKey: .items)
-        try container.encode(self.nextCursor, forKey: .nextCursor)
+        try container.encodeOrNull(self.nextCursor, forKey: .nextCursor)
     }
 }

@@ -14,6 +14,18 @@ public struct ReadMark: Codable, Sendable, Hashable {
         case itemID = "item_id"
         case readAt = "read_at"
     }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.itemID = try container.decode(String.self, forKey: .itemID)
+        self.readAt = try container.decodeTimestamp(forKey: .readAt)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.itemID, forKey: .itemID)
+        try container.encode(self.readAt.rfc3339, forKey: .readAt)
+    }
 }
 
 /// An unliked item, as `content.unlikes.put` and `content.unlikes.list` return it.
@@ -29,6 +41,18 @@ public struct Unlike: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case itemID = "item_id"
         case unlikedAt = "unliked_at"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.itemID = try container.decode(String.self, forKey: .itemID)
+        self.unlikedAt = try container.decodeTimestamp(forKey: .unlikedAt)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.itemID, forKey: .itemID)
+        try container.encode(self.unlikedAt.rfc3339, forKey: .unlikedAt)
     }
 }
 
@@ -50,7 +74,7 @@ public struct MarksPage<Item: Codable & Sendable & Hashable>: Codable, Sendable,
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(self.items, forKey: .items)
-        try container.encode(self.nextCursor, forKey: .nextCursor)
+        try container.encodeOrNull(self.nextCursor, forKey: .nextCursor)
     }
 }
 

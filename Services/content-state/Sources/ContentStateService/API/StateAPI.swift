@@ -98,14 +98,28 @@ public struct Change: Codable, Sendable, Hashable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(self.itemID, forKey: .itemID)
         try container.encode(self.favorited, forKey: .favorited)
-        try container.encode(self.nickname, forKey: .nickname)
-        try container.encode(self.position, forKey: .position)
+        try container.encodeOrNull(self.nickname, forKey: .nickname)
+        try container.encodeOrNull(self.position, forKey: .position)
         try container.encode(self.read, forKey: .read)
         try container.encode(self.unliked, forKey: .unliked)
-        try container.encode(self.updatedAt, forKey: .updatedAt)
-        try container.encode(self.favoritedAt, forKey: .favoritedAt)
-        try container.encode(self.readAt, forKey: .readAt)
-        try container.encode(self.unlikedAt, forKey: .unlikedAt)
+        try container.encode(self.updatedAt.rfc3339, forKey: .updatedAt)
+        try container.encodeOrNull(self.favoritedAt?.rfc3339, forKey: .favoritedAt)
+        try container.encodeOrNull(self.readAt?.rfc3339, forKey: .readAt)
+        try container.encodeOrNull(self.unlikedAt?.rfc3339, forKey: .unlikedAt)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.itemID = try container.decode(String.self, forKey: .itemID)
+        self.favorited = try container.decode(Bool.self, forKey: .favorited)
+        self.nickname = try container.decodeIfPresent(String.self, forKey: .nickname)
+        self.position = try container.decodeIfPresent(Int64.self, forKey: .position)
+        self.read = try container.decode(Bool.self, forKey: .read)
+        self.unliked = try container.decode(Bool.self, forKey: .unliked)
+        self.updatedAt = try container.decodeTimestamp(forKey: .updatedAt)
+        self.favoritedAt = try container.decodeTimestampIfPresent(forKey: .favoritedAt)
+        self.readAt = try container.decodeTimestampIfPresent(forKey: .readAt)
+        self.unlikedAt = try container.decodeTimestampIfPresent(forKey: .unlikedAt)
     }
 }
 

@@ -32,3 +32,15 @@ extension KeyedEncodingContainer {
         }
     }
 }
+
+extension KeyedEncodingContainer {
+    /// The value, or an explicit `null` (result objects always carry every key). Faster than
+    /// `encode(Optional)`, which Foundation's encoder takes through its slow generic path.
+    mutating func encodeOrNull(_ value: String?, forKey key: Key) throws {
+        if let value { try self.encode(value, forKey: key) } else { try self.encodeNil(forKey: key) }
+    }
+
+    mutating func encodeOrNull(_ value: Int64?, forKey key: Key) throws {
+        if let value { try self.encode(value, forKey: key) } else { try self.encodeNil(forKey: key) }
+    }
+}

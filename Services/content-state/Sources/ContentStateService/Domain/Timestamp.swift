@@ -26,3 +26,23 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable {
         try container.encode(self.rfc3339)
     }
 }
+
+/// Times inside result objects are read and written as plain strings: Foundation's coders
+/// are much slower for a nested single-value type, and a page holds up to 200 of them.
+extension KeyedDecodingContainer {
+    func decodeTimestamp(forKey key: Key) throws -> Timestamp {
+        let text = try self.decode(String.self, forKey: key)
+        guard let value = Timestamp(rfc3339: text) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not an RFC 3339 UTC time")
+        }
+        return value
+    }
+
+    func decodeTimestampIfPresent(forKey key: Key) throws -> Timestamp? {
+        guard let text = try self.decodeIfPresent(String.self, forKey: key) else { return nil }
+        guard let value = Timestamp(rfc3339: text) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not an RFC 3339 UTC time")
+        }
+        return value
+    }
+}

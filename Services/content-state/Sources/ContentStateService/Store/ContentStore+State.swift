@@ -19,10 +19,13 @@ extension ContentStore {
         return result
     }
 
+    /// A join with the id list rather than `item_id = ANY($2)`: the planner's selectivity
+    /// estimate for `= ANY` reads the column statistics for every element, which costs more
+    /// than the 50 index lookups themselves.
     static let selectFlags = """
-        SELECT item_id, favorited_at IS NOT NULL, read_at IS NOT NULL, unliked_at IS NOT NULL
-        FROM content.item_states
-        WHERE user_id = $1 AND item_id = ANY($2::text[])
+        SELECT s.item_id, s.favorited_at IS NOT NULL, s.read_at IS NOT NULL, s.unliked_at IS NOT NULL
+        FROM unnest($2::text[]) AS asked(item_id)
+        JOIN content.item_states s ON s.user_id = $1 AND s.item_id = asked.item_id
         """
 
     /// The user's changes with a version above `version`, oldest first, at most `limit`.
@@ -46,10 +49,10 @@ extension ContentStore {
     }
 
     static let selectChanges = """
-        SELECT \(ItemColumns.state), (extract(epoch FROM updated_at) * 1000)::bigint AS updated_ms, version
-        FROM content.item_states
-        WHERE user_id = $1 AND version > $2
-        ORDER BY version
+        SELECT \(ItemColumns.state), (extract(epoch FROM s.updated_at) * 1000)::bigint AS updated_ms, s.version
+        FROM content.item_states s
+        WHERE s.user_id = $1 AND s.version > $2
+        ORDER BY s.version
         LIMIT $3
         """
 }

@@ -65,8 +65,8 @@ extension ContentStore {
 
     static let selectItems = """
         SELECT \(ItemColumns.state)
-        FROM content.item_states
-        WHERE user_id = $1 AND item_id = ANY($2::text[])
+        FROM unnest($2::text[]) AS asked(item_id)
+        JOIN content.item_states s ON s.user_id = $1 AND s.item_id = asked.item_id
         """
 
     /// Writes the changed items: the user's version moves on by their number and each takes

@@ -28,12 +28,12 @@ struct ContentStore: Sendable {
 /// stored with millisecond precision and read as whole milliseconds since 1970.
 enum ItemColumns {
     static let state = """
-        item_id,
-        (extract(epoch FROM favorited_at) * 1000)::bigint AS favorited_ms,
-        nickname,
-        position,
-        (extract(epoch FROM read_at) * 1000)::bigint AS read_ms,
-        (extract(epoch FROM unliked_at) * 1000)::bigint AS unliked_ms
+        s.item_id,
+        (extract(epoch FROM s.favorited_at) * 1000)::bigint AS favorited_ms,
+        s.nickname,
+        s.position,
+        (extract(epoch FROM s.read_at) * 1000)::bigint AS read_ms,
+        (extract(epoch FROM s.unliked_at) * 1000)::bigint AS unliked_ms
         """
 
     static func timestamp(_ row: PostgresRow, _ column: String) throws -> Timestamp? {
