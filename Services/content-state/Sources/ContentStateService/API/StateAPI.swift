@@ -37,6 +37,49 @@ public struct StateQueryResult: Codable, Sendable, Hashable {
     public init(items: [String: ItemFlags]) {
         self.items = items
     }
+
+    enum CodingKeys: String, CodingKey {
+        case items
+    }
+
+    /// An item id as a key of the `items` object.
+    struct ItemKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    enum FlagKeys: String, CodingKey {
+        case favorited, read, unliked
+    }
+
+    // Flags go through nested containers, which Foundation's coders handle several times
+    // faster than a dictionary of a custom type; a state query answers up to MAX_BATCH ids.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let object = try container.nestedContainer(keyedBy: ItemKey.self, forKey: .items)
+        var items: [String: ItemFlags] = [:]
+        items.reserveCapacity(object.allKeys.count)
+        for key in object.allKeys {
+            let flags = try object.nestedContainer(keyedBy: FlagKeys.self, forKey: key)
+            items[key.stringValue] = ItemFlags(
+                favorited: try flags.decode(Bool.self, forKey: .favorited), read: try flags.decode(Bool.self, forKey: .read),
+                unliked: try flags.decode(Bool.self, forKey: .unliked))
+        }
+        self.items = items
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        var object = container.nestedContainer(keyedBy: ItemKey.self, forKey: .items)
+        for (id, value) in self.items {
+            var flags = object.nestedContainer(keyedBy: FlagKeys.self, forKey: ItemKey(stringValue: id))
+            try flags.encode(value.favorited, forKey: .favorited)
+            try flags.encode(value.read, forKey: .read)
+            try flags.encode(value.unliked, forKey: .unliked)
+        }
+    }
 }
 
 /// Params of `content.state.changes`.
