@@ -68,7 +68,8 @@ let package = Package(
         .executableTarget(name: "tokens", dependencies: ["TokenService", "ServiceKit"], path: "Services/tokens/Sources/tokens"),
         .target(
             name: "ContentStateService", dependencies: ["ServiceKit"],
-            path: "Services/content-state/Sources/ContentStateService"),
+            path: "Services/content-state/Sources/ContentStateService",
+            resources: [.embedInCode("Migrations")]),
         .executableTarget(
             name: "content-state", dependencies: ["ContentStateService", "ServiceKit"],
             path: "Services/content-state/Sources/content-state"),
@@ -95,6 +96,10 @@ let package = Package(
         .executableTarget(
             name: "tokens-bench", dependencies: ["BenchmarkSupport", "TokenService", "ServiceKit", jwt],
             path: "Benchmarks/tokens-bench"),
+        .executableTarget(
+            name: "content-state-bench",
+            dependencies: ["BenchmarkSupport", "ContentStateService", "ServiceKit", logging, nio, nioPosix],
+            path: "Benchmarks/content-state-bench"),
 
         // Tests.
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 
+import Foundation
 /// Throughput and latency percentiles of one benchmark run.
 public struct LatencyStats: Sendable {
     public var name: String
@@ -8,6 +9,8 @@ public struct LatencyStats: Sendable {
     public var seconds: Double
     public var p50: Double
     public var p99: Double
+    /// CPU seconds this process and Postgres used during the run (warm-up included).
+    public var cpu: (own: Double, postgres: Double)?
 
     public init(name: String, concurrency: Int, samples: [Duration], elapsed: Duration) {
         let sorted = samples.map { Double($0.components.attoseconds) / 1e15 + Double($0.components.seconds) * 1000 }.sorted()
@@ -21,10 +24,20 @@ public struct LatencyStats: Sendable {
 
     public var perSecond: Double { Double(self.count) / self.seconds }
 
-    public static let header = "| benchmark | concurrency | ops | ops/s | p50 ms | p99 ms |\n|---|---:|---:|---:|---:|---:|"
+    public static let header = """
+        | benchmark | concurrency | ops | ops/s | p50 ms | p99 ms | CPU µs/op (bench + Postgres) | ops/s per 2 cores of CPU |
+        |---|---:|---:|---:|---:|---:|---:|---:|
+        """
 
     public var row: String {
-        "| \(self.name) | \(self.concurrency) | \(self.count) | \(Int(self.perSecond)) | \(String(format: "%.3f", self.p50)) | \(String(format: "%.3f", self.p99)) |"
+        var cpuColumns = "| – | – |"
+        if let cpu {
+            // The warm-up's operations are not counted, so scale the CPU to the measured part.
+            let share = self.seconds / (self.seconds + 0.5)
+            let perOp = (cpu.own + cpu.postgres) * share / Double(max(self.count, 1))
+            cpuColumns = "| \(Int(cpu.own * share / Double(max(self.count, 1)) * 1e6)) + \(Int(cpu.postgres * share / Double(max(self.count, 1)) * 1e6)) | \(Int(2 / perOp)) |"
+        }
+        return "| \(self.name) | \(self.concurrency) | \(self.count) | \(Int(self.perSecond)) | \(String(format: "%.3f", self.p50)) | \(String(format: "%.3f", self.p99)) " + cpuColumns
     }
 }
 

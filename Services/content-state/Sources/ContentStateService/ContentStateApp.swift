@@ -8,6 +8,11 @@ import ServiceProtocol
 /// `content`. `start` returns its long-lived services for `ServiceMain`.
 public enum ContentStateApp {
     public static let name = "content-state"
+    /// The schema this service owns.
+    public static let schema = "content"
+
+    /// The schema's migrations, for tools and tests that prepare a database themselves.
+    public static var migrations: [Migration] { ContentStateMigrations.all }
 
     public static func commonConfiguration(_ env: EnvironmentReader) throws -> CommonConfiguration {
         try CommonConfiguration(env, defaultRPCPort: 7003, defaultOpsPort: 9003)
@@ -15,10 +20,12 @@ public enum ContentStateApp {
 
     public static func start(_ env: EnvironmentReader, logger: Logger) async throws -> [any Service] {
         let common = try commonConfiguration(env)
+        let configuration = try ContentStateConfiguration(env)
         let postgres = try await BackendBootstrap.postgres(
-            env, schema: "content", migrations: ContentStateMigrations.all, logger: logger)
+            env, schema: schema, migrations: ContentStateMigrations.all, logger: logger)
         var router = RPCRouter()
         router.registerHealth([.postgres(postgres)], logger: logger)
+        ContentStateMethods.register(on: &router, postgres: postgres, configuration: configuration)
         let server = try await BackendBootstrap.rpcServer(name: name, common: common, router: router, logger: logger)
         return [ShutdownAction { await postgres.shutdown() }, server]
     }

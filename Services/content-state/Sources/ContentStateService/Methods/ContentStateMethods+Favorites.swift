@@ -1,0 +1,37 @@
+import ServiceProtocol
+
+extension ContentStateMethods {
+    static func registerFavorites(on router: inout RPCRouter, store: ContentStore) {
+        router.register("content.favorites.put") { (params: FavoritePutParams, _) -> Favorite in
+            let id = try ItemID(validating: params.itemID)
+            try FavoriteRules.validate(nickname: params.nickname, position: params.position)
+            let outcome = try await store.write(user: params.userID, items: [id]) { state, now in
+                state.favorite(nickname: params.nickname, position: params.position, at: now)
+            }
+            let state = outcome.states[id] ?? .empty
+            guard let favoritedAt = state.favoritedAt else { throw RPCError.internalError }
+            return Favorite(itemID: id.value, nickname: state.nickname, position: state.position, favoritedAt: favoritedAt)
+        }
+
+        router.register("content.favorites.remove") { (params: ItemParams, _) -> RemovalResult in
+            let id = try ItemID(validating: params.itemID)
+            let outcome = try await store.write(user: params.userID, items: [id]) { state, _ in state.unfavorite() }
+            return RemovalResult(changed: outcome.changed > 0)
+        }
+
+        router.register("content.favorites.toggle") { (params: ItemParams, _) -> FavoriteToggleResult in
+            let id = try ItemID(validating: params.itemID)
+            let outcome = try await store.write(user: params.userID, items: [id]) { state, now in
+                state.toggleFavorite(at: now)
+            }
+            return FavoriteToggleResult(itemID: id.value, favorited: outcome.states[id]?.isFavorited ?? false)
+        }
+
+        router.register("content.favorites.list") { (params: FavoritesListParams, _) -> FavoritesPage in
+            let order = params.order ?? .recent
+            let limit = try PageLimit.validated(params.limit)
+            let cursor = try cursor(params.cursor, order == .recent ? .favoritesRecent : .favoritesPosition)
+            return try await store.favorites(user: params.userID, order: order, limit: limit, after: cursor)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Postgres
+
+extension ContentStore {
+    /// One page of the user's favorites in `order`, after `cursor`.
+    func favorites(user: UUID, order: FavoritesOrder, limit: Int, after cursor: PageCursor?) async throws -> FavoritesPage {
+        let sql: String
+        var bindings: [PostgresValue] = [.uuid(user), .int(limit + 1)]
+        switch (order, cursor) {
+        case (.recent, nil): sql = Self.favoritesRecentFirst
+        case (.recent, let cursor?): sql = Self.favoritesRecentAfter
+            bindings += [.int(Int(cursor.key)), .text(cursor.itemID ?? "")]
+        case (.position, nil): sql = Self.favoritesByPositionFirst
+        case (.position, let cursor?): sql = Self.favoritesByPositionAfter
+            bindings += [.int(Int(cursor.key)), .text(cursor.itemID ?? "")]
+        }
+        let rows = try await available { try await postgres.query(sql, bindings) }
+        var items: [Favorite] = []
+        items.reserveCapacity(min(rows.count, limit))
+        var lastSortPosition: Int64 = 0
+        for row in rows.prefix(limit) {
+            items.append(Favorite(
+                itemID: try row.decode("item_id", as: String.self),
+                nickname: try row.decode("nickname", as: String?.self),
+                position: try row.decode("position", as: Int64?.self),
+                favoritedAt: Timestamp(milliseconds: try row.decode("favorited_ms", as: Int64.self))))
+            lastSortPosition = try row.decode("sort_position", as: Int64.self)
+        }
+        var next: String?
+        if rows.count > limit, let last = items.last {
+            next = switch order {
+            case .recent: PageCursor(kind: .favoritesRecent, key: last.favoritedAt.milliseconds, itemID: last.itemID).encoded
+            case .position: PageCursor(kind: .favoritesPosition, key: lastSortPosition, itemID: last.itemID).encoded
+            }
+        }
+        return FavoritesPage(items: items, nextCursor: next)
+    }
+
+    static let favoriteColumns = """
+        item_id, nickname, position, sort_position,
+        (extract(epoch FROM favorited_at) * 1000)::bigint AS favorited_ms
+        """
+
+    /// Most recently favorited first; ties (same millisecond) by item id, descending.
+    static let favoritesRecentFirst = """
+        SELECT \(favoriteColumns) FROM content.item_states
+        WHERE user_id = $1 AND favorited_at IS NOT NULL
+        ORDER BY favorited_at DESC, item_id DESC
+        LIMIT $2
+        """
+
+    static let favoritesRecentAfter = """
+        SELECT \(favoriteColumns) FROM content.item_states
+        WHERE user_id = $1 AND favorited_at IS NOT NULL
+            AND (favorited_at, item_id) < (to_timestamp($3::bigint / 1000.0), $4::text)
+        ORDER BY favorited_at DESC, item_id DESC
+        LIMIT $2
+        """
+
+    /// Lowest position first, favorites without a position last; ties by item id.
+    static let favoritesByPositionFirst = """
+        SELECT \(favoriteColumns) FROM content.item_states
+        WHERE user_id = $1 AND favorited_at IS NOT NULL
+        ORDER BY sort_position, item_id
+        LIMIT $2
+        """
+
+    static let favoritesByPositionAfter = """
+        SELECT \(favoriteColumns) FROM content.item_states
+        WHERE user_id = $1 AND favorited_at IS NOT NULL
+            AND (sort_position, item_id) > ($3::bigint, $4::text)
+        ORDER BY sort_position, item_id
+        LIMIT $2
+        """
+}

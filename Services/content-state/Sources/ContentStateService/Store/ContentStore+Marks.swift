@@ -1,0 +1,73 @@
+import Foundation
+import Postgres
+
+/// The lists ordered by the time of a mark, most recent first: read items and unliked items.
+enum MarkList: Sendable {
+    case read
+    case unliked
+
+    var cursorKind: PageCursor.Kind {
+        switch self {
+        case .read: .read
+        case .unliked: .unliked
+        }
+    }
+
+    /// The first page's statement and the statement for the pages after a cursor.
+    var statements: (first: String, after: String) {
+        switch self {
+        case .read: (Self.readFirst, Self.readAfter)
+        case .unliked: (Self.unlikedFirst, Self.unlikedAfter)
+        }
+    }
+
+    static let readFirst = """
+        SELECT item_id, (extract(epoch FROM read_at) * 1000)::bigint AS at_ms FROM content.item_states
+        WHERE user_id = $1 AND read_at IS NOT NULL
+        ORDER BY read_at DESC, item_id DESC
+        LIMIT $2
+        """
+
+    static let readAfter = """
+        SELECT item_id, (extract(epoch FROM read_at) * 1000)::bigint AS at_ms FROM content.item_states
+        WHERE user_id = $1 AND read_at IS NOT NULL
+            AND (read_at, item_id) < (to_timestamp($3::bigint / 1000.0), $4::text)
+        ORDER BY read_at DESC, item_id DESC
+        LIMIT $2
+        """
+
+    static let unlikedFirst = """
+        SELECT item_id, (extract(epoch FROM unliked_at) * 1000)::bigint AS at_ms FROM content.item_states
+        WHERE user_id = $1 AND unliked_at IS NOT NULL
+        ORDER BY unliked_at DESC, item_id DESC
+        LIMIT $2
+        """
+
+    static let unlikedAfter = """
+        SELECT item_id, (extract(epoch FROM unliked_at) * 1000)::bigint AS at_ms FROM content.item_states
+        WHERE user_id = $1 AND unliked_at IS NOT NULL
+            AND (unliked_at, item_id) < (to_timestamp($3::bigint / 1000.0), $4::text)
+        ORDER BY unliked_at DESC, item_id DESC
+        LIMIT $2
+        """
+}
+
+extension ContentStore {
+    /// One page of `list` after `cursor`: each item with the time it was marked.
+    func marks(_ list: MarkList, user: UUID, limit: Int, after cursor: PageCursor?) async throws -> (items: [(String, Timestamp)], next: String?) {
+        var bindings: [PostgresValue] = [.uuid(user), .int(limit + 1)]
+        if let cursor { bindings += [.int(Int(cursor.key)), .text(cursor.itemID ?? "")] }
+        let sql = cursor == nil ? list.statements.first : list.statements.after
+        let rows = try await available { try await postgres.query(sql, bindings) }
+        var items: [(String, Timestamp)] = []
+        items.reserveCapacity(min(rows.count, limit))
+        for row in rows.prefix(limit) {
+            items.append((try row.decode("item_id", as: String.self), Timestamp(milliseconds: try row.decode("at_ms", as: Int64.self))))
+        }
+        var next: String?
+        if rows.count > limit, let last = items.last {
+            next = PageCursor(kind: list.cursorKind, key: last.1.milliseconds, itemID: last.0).encoded
+        }
+        return (items, next)
+    }
+}

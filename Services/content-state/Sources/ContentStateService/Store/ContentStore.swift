@@ -1,0 +1,70 @@
+import Foundation
+import Postgres
+import ServiceProtocol
+
+/// Content state in Postgres (schema `content`). Every statement is scoped by the user id
+/// it is given; nothing here reads or writes across users.
+struct ContentStore: Sendable {
+    let postgres: PostgresClient
+    let configuration: ContentStateConfiguration
+
+    /// Runs `body`, turning a Postgres that cannot be reached into `service_unavailable`
+    /// (retryable); other failures stay as they are (`internal`, logged by the router).
+    func available<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PostgresError {
+            switch error {
+            case .connectionFailed, .connectionLost, .poolTimeout, .clientShutDown:
+                throw RPCError.unavailable("Content state is unavailable, please try again")
+            default:
+                throw error
+            }
+        }
+    }
+}
+
+/// Column lists and conversions shared by the statements that read item rows. Times are
+/// stored with millisecond precision and read as whole milliseconds since 1970.
+enum ItemColumns {
+    static let state = """
+        s.item_id,
+        (extract(epoch FROM s.favorited_at) * 1000)::bigint AS favorited_ms,
+        s.nickname,
+        s.position,
+        (extract(epoch FROM s.read_at) * 1000)::bigint AS read_ms,
+        (extract(epoch FROM s.unliked_at) * 1000)::bigint AS unliked_ms
+        """
+
+    static func timestamp(_ row: PostgresRow, _ column: String) throws -> Timestamp? {
+        try row.decode(column, as: Int64?.self).map(Timestamp.init(milliseconds:))
+    }
+}
+
+extension ItemState {
+    /// The state in a row selected with `ItemColumns.state`.
+    init(row: PostgresRow) throws {
+        self.init(
+            favoritedAt: try ItemColumns.timestamp(row, "favorited_ms"),
+            nickname: try row.decode("nickname", as: String?.self),
+            position: try row.decode("position", as: Int64?.self),
+            readAt: try ItemColumns.timestamp(row, "read_ms"),
+            unlikedAt: try ItemColumns.timestamp(row, "unliked_ms"))
+    }
+}
+
+/// Item ids as a Postgres `text[]` literal for `= ANY($n::text[])`: each element quoted, with
+/// `"` and `\` escaped. Ids never hold control characters (validated), so nothing else needs care.
+func postgresTextArray(_ ids: [ItemID]) -> String {
+    var text = "{"
+    for (index, id) in ids.enumerated() {
+        if index > 0 { text += "," }
+        text += "\""
+        for scalar in id.value.unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { text += "\\" }
+            text.unicodeScalars.append(scalar)
+        }
+        text += "\""
+    }
+    return text + "}"
+}

@@ -1,0 +1,100 @@
+import ContentStateService
+import Foundation
+import Testing
+
+/// `content.state.query` and the changes feed.
+@Suite struct StateTests {
+    @Test func stateQueryAnswersEveryIdIncludingUntouchedOnes() async throws {
+        let service = try await TestService.standard()
+        let user = UUID()
+        let _: Favorite = try await service.call("content.favorites.put", FavoritePutParams(userID: user, itemID: "fav"))
+        let _: ReadMark = try await service.call("content.read.mark", ItemParams(userID: user, itemID: "read"))
+        let _: Unlike = try await service.call("content.unlikes.put", ItemParams(userID: user, itemID: "meh"))
+        let _: FavoriteToggleResult = try await service.call("content.favorites.toggle", ItemParams(userID: user, itemID: "fav"))
+        let _: FavoriteToggleResult = try await service.call("content.favorites.toggle", ItemParams(userID: user, itemID: "fav"))
+        let result: StateQueryResult = try await service.call(
+            "content.state.query", StateQueryParams(userID: user, itemIDs: ["fav", "read", "meh", "unknown"]))
+        #expect(result.items == [
+            "fav": ItemFlags(favorited: true, read: false, unliked: false),
+            "read": ItemFlags(favorited: false, read: true, unliked: false),
+            "meh": ItemFlags(favorited: false, read: false, unliked: true),
+            "unknown": ItemFlags(favorited: false, read: false, unliked: false),
+        ])
+        let empty: StateQueryResult = try await service.call("content.state.query", StateQueryParams(userID: user, itemIDs: []))
+        #expect(empty.items.isEmpty)
+    }
+
+    @Test func stateQueryTakesMaxBatchIds() async throws {
+        let service = try await TestService.standard()
+        let user = UUID()
+        let ids = (0..<service.configuration.maxBatch).map { "q-\($0)" }
+        let _: ReadBatchResult = try await service.call("content.read.batch", ReadBatchParams(userID: user, itemIDs: Array(ids.prefix(10)), read: true))
+        let result: StateQueryResult = try await service.call("content.state.query", StateQueryParams(userID: user, itemIDs: ids))
+        #expect(result.items.count == ids.count)
+        #expect(result.items.filter(\.value.read).count == 10)
+        #expect(await service.errorCode("content.state.query", StateQueryParams(userID: user, itemIDs: ids + ["one-more"])) == "bad_request")
+    }
+
+    @Test func changesSinceACursorHoldOnlyLaterChangesAndRemovalsAppearAsFalse() async throws {
+        let service = try await TestService.standard()
+        let user = UUID()
+        let start: ChangesPage = try await service.call("content.state.changes", ChangesParams(userID: user))
+        #expect(start.changes.isEmpty && !start.hasMore)
+
+        let _: Favorite = try await service.call(
+            "content.favorites.put", FavoritePutParams(userID: user, itemID: "a", nickname: .set("Nick"), position: .set(4)))
+        let _: ReadMark = try await service.call("content.read.mark", ItemParams(userID: user, itemID: "b"))
+        let first: ChangesPage = try await service.call("content.state.changes", ChangesParams(userID: user, since: start.nextCursor))
+        #expect(first.changes.map(\.itemID) == ["a", "b"])
+        #expect(first.changes[0].favorited && first.changes[0].nickname == "Nick" && first.changes[0].position == 4)
+        #expect(first.changes[1].read && !first.changes[1].favorited)
+
+        let idle: ChangesPage = try await service.call("content.state.changes", ChangesParams(userID: user, since: first.nextCursor))
+        #expect(idle.changes.isEmpty)
+        #expect(idle.nextCursor == first.nextCursor, "with nothing new the cursor stays put")
+
+        let _: RemovalResult = try await service.call("content.favorites.remove", ItemParams(userID: user, itemID: "a"))
+        let removal: ChangesPage = try await service.call("content.state.changes", ChangesParams(userID: user, since: first.nextCursor))
+        #expect(removal.changes.count == 1)
+        let change = try #require(removal.changes.first)
+        #expect(change.itemID == "a")
+        #expect(!change.favorited && change.nickname == nil && change.position == nil && change.favoritedAt == nil)
+        #expect(change.updatedAt >= first.changes[0].updatedAt)
+
+        let everything: ChangesPage = try await service.call("content.state.changes", ChangesParams(userID: user))
+        #expect(everything.changes.map(\.itemID) == ["b", "a"], "each item appears once, at its latest version")
+    }
+
+    @Test func changesPageWithHasMoreUntilTheFeedIsDrained() async throws {
+        let service = try await TestService.standard()
+        let user = UUID()
+        let ids = (0..<25).map { "c-\($0)" }
+        let _: ReadBatchResult = try await service.call("content.read.batch", ReadBatchParams(userID: user, itemIDs: ids, read: true))
+        var since: String?
+        var collected: [String] = []
+        var pages: [Bool] = []
+        repeat {
+            let page: ChangesPage = try await service.call("content.state.changes", ChangesParams(userID: user, since: since, limit: 10))
+            collected += page.changes.map(\.itemID)
+            pages.append(page.hasMore)
+            since = page.nextCursor
+        } while pages.last == true
+        #expect(pages == [true, true, false])
+        #expect(collected == ids, "in version order, which is the batch's order")
+    }
+
+    @Test func changesResultHasTheWireShapeOfTheHTTPAPI() async throws {
+        let service = try await TestService.standard()
+        let user = UUID()
+        let _: Favorite = try await service.call("content.favorites.put", FavoritePutParams(userID: user, itemID: "w"))
+        let raw: JSONValue = try await service.call("content.state.changes", ChangesParams(userID: user))
+        #expect(raw.keys == ["changes", "next_cursor", "has_more"])
+        guard case .array(let changes)? = raw["changes"], let change = changes.first else {
+            Issue.record("no changes array")
+            return
+        }
+        #expect(change.keys.isSuperset(of: ["item_id", "favorited", "nickname", "position", "read", "unliked", "updated_at"]))
+        #expect(change["nickname"] == .null)
+        #expect(change["read"] == .bool(false))
+    }
+}

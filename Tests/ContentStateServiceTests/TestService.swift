@@ -1,0 +1,77 @@
+import ContentStateService
+import Foundation
+import Logging
+import Postgres
+import ServiceProtocol
+import Testing
+
+/// A content-state RPC server on a free loopback port, backed by the Postgres at
+/// `DATABASE_URL` (schema `content`, migrated), with a client that calls it over TCP.
+/// Tests share one per configuration and use a fresh user id each, so they run in parallel.
+final class TestService: Sendable {
+    let client: RPCClient
+    let configuration: ContentStateConfiguration
+    let postgres: PostgresClient
+
+    private init(client: RPCClient, configuration: ContentStateConfiguration, postgres: PostgresClient) {
+        self.client = client
+        self.configuration = configuration
+        self.postgres = postgres
+    }
+
+    /// The service with the default limits.
+    static func standard() async throws -> TestService { try await standardTask.value }
+
+    /// A service with `MAX_FAVORITES_PER_USER` 3 and `MAX_BATCH` 5, for the limit tests.
+    static func smallLimits() async throws -> TestService { try await smallLimitsTask.value }
+
+    private static let standardTask = Task { try await start(ContentStateConfiguration()) }
+    private static let smallLimitsTask = Task { try await start(ContentStateConfiguration(maxFavoritesPerUser: 3, maxBatch: 5)) }
+
+    private static func start(_ configuration: ContentStateConfiguration) async throws -> TestService {
+        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"] else {
+            throw MissingDatabase()
+        }
+        var logger = Logger(label: "content-state.test")
+        logger.logLevel = .warning
+        let postgres = PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: 8), logger: logger)
+        try await Migrator.migrate(postgres, schema: ContentStateApp.schema, migrations: ContentStateApp.migrations, logger: logger)
+        var router = RPCRouter()
+        ContentStateMethods.register(on: &router, postgres: postgres, configuration: configuration)
+        let token = "content-state-test-token"
+        let server = try await RPCServer.bind(
+            configuration: RPCServer.Configuration(serviceName: "content-state", serviceToken: token), router: router, logger: logger)
+        var clientConfiguration = RPCClient.Configuration(
+            endpoints: [RPCEndpoint(host: "127.0.0.1", port: server.port)],
+            serviceName: "content-state", callerName: "tests", serviceToken: token)
+        clientConfiguration.callTimeout = .seconds(30)
+        let client = RPCClient(configuration: clientConfiguration, logger: logger)
+        // Both run for the rest of the test process.
+        Task { try await server.run() }
+        Task { try await client.run() }
+        return TestService(client: client, configuration: configuration, postgres: postgres)
+    }
+
+    func call<Params: Encodable & Sendable, Result: Decodable & Sendable>(
+        _ method: String, _ params: Params, as type: Result.Type = Result.self
+    ) async throws -> Result {
+        try await self.client.call(method, params, as: Result.self)
+    }
+
+    /// The error code `method` fails with, or nil when it succeeds.
+    func errorCode<Params: Encodable & Sendable>(_ method: String, _ params: Params) async -> String? {
+        do {
+            _ = try await self.client.call(method, params, as: JSONValue.self)
+            return nil
+        } catch let error as RPCError {
+            return error.code.rawValue
+        } catch {
+            return "unexpected: \(error)"
+        }
+    }
+}
+
+/// Tests need a real Postgres; without one they fail instead of skipping.
+struct MissingDatabase: Error, CustomStringConvertible {
+    var description: String { "DATABASE_URL is not set: run the tests with scripts/test" }
+}
