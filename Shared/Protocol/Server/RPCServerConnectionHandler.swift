@@ -56,9 +56,16 @@ final class RPCServerConnectionHandler: ChannelDuplexHandler {
             let loopBound = NIOLoopBound((self, context), eventLoop: eventLoop)
             Task {
                 let response = await core.respond(to: frame, caller: caller, logger: logger)
-                eventLoop.execute {
+                // The task usually runs on the channel's own event loop (Swift Concurrency runs
+                // on the loops in the services); then the response goes out without a hop.
+                if eventLoop.inEventLoop {
                     let (handler, context) = loopBound.value
                     handler.requestFinished(response, context: context)
+                } else {
+                    eventLoop.execute {
+                        let (handler, context) = loopBound.value
+                        handler.requestFinished(response, context: context)
+                    }
                 }
             }
         case .closing:
