@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Logging
 import Testing
 
@@ -158,9 +159,11 @@ import Testing
         }
         let configuration = clientConfiguration(ports: [port])
         try await RPCClient.withClient(configuration: configuration, logger: .init(label: "t")) { client in
-            try await withServer(configure: { $0.port = port }) { _ in
-                let echo = try await client.call("test.echo", Echo(value: 3), as: Echo.self)
-                #expect(echo.value == 3)
+            try await withRetriedBind {
+                try await withServer(configure: { $0.port = port }) { _ in
+                    let echo = try await client.call("test.echo", Echo(value: 3), as: Echo.self)
+                    #expect(echo.value == 3)
+                }
             }
         }
     }
@@ -172,3 +175,15 @@ actor Recorder {
     func append(_ value: Int) { self.values.append(value) }
 }
 
+/// Runs `body` again while binding fails with "address in use" (a test running in parallel
+/// may hold the port for a moment), for at most two seconds.
+func withRetriedBind(_ body: () async throws -> Void) async throws {
+    let deadline = ContinuousClock.now + .seconds(2)
+    while true {
+        do {
+            return try await body()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}

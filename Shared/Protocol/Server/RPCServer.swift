@@ -80,6 +80,19 @@ public final class RPCServer: Service, Sendable {
 
     public func run() async throws {
         self.logger.info("RPC server listening", metadata: ["rpc.port": "\(self.port)"])
+        defer { self.logger.info("RPC server stopped") }
+        do {
+            try await self.serve()
+        } catch {
+            await self.closeListener()
+            throw error
+        }
+        await self.closeListener()
+    }
+
+    /// Accepts connections until the listener closes; each connection lives in a child task
+    /// until it closes (at once when cancelled).
+    private func serve() async throws {
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
                 try await self.listener.executeThenClose { inbound in
@@ -99,7 +112,13 @@ public final class RPCServer: Service, Sendable {
         } onGracefulShutdown: {
             self.shutdown()
         }
-        self.logger.info("RPC server stopped")
+    }
+
+    /// Closes the listening socket and waits until it is closed, so that the port is free
+    /// again when `run()` returns.
+    private func closeListener() async {
+        self.listener.channel.close(promise: nil)
+        try? await self.listener.channel.closeFuture.get()
     }
 
     /// Stops accepting and stops reading from open connections; requests in flight finish and
