@@ -59,7 +59,7 @@ let package = Package(
         // Services: a library with the logic and a thin executable each.
         .target(
             name: "IdentityService", dependencies: ["ServiceKit", jwt, crypto, httpClient],
-            path: "Services/identity/Sources/IdentityService"),
+            path: "Services/identity/Sources/IdentityService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "identity", dependencies: ["IdentityService", "ServiceKit"], path: "Services/identity/Sources/identity"),
         .target(
             name: "TokenService", dependencies: ["ServiceKit", jwt, crypto, cryptoExtras],
@@ -90,6 +90,10 @@ let package = Package(
             name: "foundation-bench",
             dependencies: ["ServiceProtocol", "Postgres", logging, nio, nioPosix],
             path: "Benchmarks/foundation-bench"),
+        .executableTarget(
+            name: "identity-bench",
+            dependencies: ["IdentityService", "MockIdentityProvider", "ServiceKit", "ServiceProtocol", logging, nio, nioPosix],
+            path: "Benchmarks/identity-bench"),
 
         // Tests.
         .testTarget(

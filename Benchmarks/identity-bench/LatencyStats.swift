@@ -1,0 +1,58 @@
+/// Throughput and latency percentiles of one benchmark run.
+struct LatencyStats {
+    var name: String
+    var concurrency: Int
+    var count: Int
+    var seconds: Double
+    var p50: Double
+    var p99: Double
+
+    init(name: String, concurrency: Int, samples: [Duration], elapsed: Duration) {
+        let sorted = samples.map { Double($0.components.attoseconds) / 1e15 + Double($0.components.seconds) * 1000 }.sorted()
+        self.name = name
+        self.concurrency = concurrency
+        self.count = sorted.count
+        self.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        self.p50 = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        self.p99 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
+    }
+
+    var perSecond: Double { Double(self.count) / self.seconds }
+
+    static let header = "| benchmark | concurrency | ops | ops/s | p50 ms | p99 ms |\n|---|---:|---:|---:|---:|---:|"
+
+    var row: String {
+        "| \(self.name) | \(self.concurrency) | \(self.count) | \(Int(self.perSecond)) | \(String(format: "%.3f", self.p50)) | \(String(format: "%.3f", self.p99)) |"
+    }
+}
+
+/// Runs `operation` from `concurrency` tasks for `duration` (after a short warm-up) and
+/// collects every call's latency.
+func measure(
+    _ name: String, concurrency: Int, duration: Duration, warmup: Duration = .milliseconds(500),
+    _ operation: @escaping @Sendable () async throws -> Void
+) async throws -> LatencyStats {
+    let warmupEnd = ContinuousClock.now + warmup
+    let end = warmupEnd + duration
+    let samples = try await withThrowingTaskGroup(of: [Duration].self) { group in
+        for _ in 0..<concurrency {
+            group.addTask {
+                var local: [Duration] = []
+                local.reserveCapacity(100_000)
+                while true {
+                    let start = ContinuousClock.now
+                    if start >= end { break }
+                    try await operation()
+                    if start >= warmupEnd { local.append(ContinuousClock.now - start) }
+                }
+                return local
+            }
+        }
+        var all: [Duration] = []
+        for try await local in group { all.append(contentsOf: local) }
+        return all
+    }
+    return LatencyStats(name: name, concurrency: concurrency, samples: samples, elapsed: duration)
+}
+
+import Foundation
