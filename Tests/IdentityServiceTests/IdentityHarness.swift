@@ -123,13 +123,13 @@ struct IdentityHarness: Sendable {
 
     func appleToken(
         subject: String, email: String? = nil, emailVerified: MockBool? = nil, isPrivateEmail: MockBool? = nil,
-        nonce: String? = nil, defect: TokenDefect? = nil
+        nonce: String? = nil, lifetimeSeconds: Int? = nil, defect: TokenDefect? = nil
     ) async throws -> String {
         try await self.mock.mintIdentityToken(
             .apple,
             MintRequest(
                 subject: subject, audience: Self.appleAudience, email: email, emailVerified: emailVerified,
-                isPrivateEmail: isPrivateEmail, nonce: nonce, defect: defect))
+                isPrivateEmail: isPrivateEmail, nonce: nonce, lifetimeSeconds: lifetimeSeconds, defect: defect))
     }
 
     func googleToken(

@@ -30,7 +30,8 @@ import Testing
 
     @Test func aWithdrawnKeyIsRefusedAfterTheCacheExpires() async throws {
         try await IdentityHarness.run { harness in
-            let oldToken = try await harness.appleToken(subject: uniqueSubject())
+            // Valid for a day, so that only the withdrawn key can make it fail.
+            let oldToken = try await harness.appleToken(subject: uniqueSubject(), lifetimeSeconds: 86_400)
             _ = try await harness.signIn(ProviderCredential(provider: .apple, identityToken: oldToken))
             try await harness.mock.rotateKeys(.apple, retiringOld: true)
             harness.clock.advance(by: 3601)
@@ -91,10 +92,11 @@ import Testing
     @Test func expiredKeysStillServeWhileTheProviderIsDown() async throws {
         try await IdentityHarness.run { harness in
             let subject = uniqueSubject()
-            _ = try await harness.signInApple(subject: subject)
+            let token = try await harness.appleToken(subject: subject, lifetimeSeconds: 86_400)
+            _ = try await harness.signIn(ProviderCredential(provider: .apple, identityToken: token))
             await harness.mock.setJWKSAvailable(.apple, false)
             harness.clock.advance(by: 7200)
-            let again = try await harness.signInApple(subject: subject)
+            let again = try await harness.signIn(ProviderCredential(provider: .apple, identityToken: token))
             #expect(!again.isNewUser)
             #expect(await harness.mock.jwksFetchCount(.apple) == 2)
         }
