@@ -43,7 +43,7 @@ public final class IdentityBackend: Sendable {
         }
         self.signInFlow = SignInFlow(
             verifiers: self.verifiers, identities: identities, users: self.users,
-            autoLinkByEmail: configuration.autoLinkByEmail, appleAuthorizations: appleAuthorizations)
+            autoLinkByEmail: configuration.autoLinkByEmail, appleAuthorizations: appleAuthorizations, logger: logger)
     }
 
     /// Background work to run while serving (the Apple revocation worker, when configured).

@@ -9,10 +9,11 @@ struct SignInFlow: Sendable {
     let users: UserStore
     let autoLinkByEmail: Bool
     let appleAuthorizations: AppleAuthorizations?
+    let logger: Logger
 
     func signIn(_ credential: ProviderCredential) async throws -> SignInResult {
         let credential = try credential.validated()
-        let identity = try await self.verifiers.verify(credential)
+        let identity = try await self.verify(credential)
         var (user, isNew) = try await self.resolve(identity, fallbackEmail: credential.email)
         guard user.isActive else { throw IdentityError.userInactive }
         if user.displayName == nil, let name = identity.name, try await self.users.fillDisplayName(user.id, name) {
@@ -24,11 +25,29 @@ struct SignInFlow: Sendable {
 
     func link(_ credential: ProviderCredential, to userID: UUID) async throws -> User {
         let credential = try credential.validated()
-        let identity = try await self.verifiers.verify(credential)
+        let identity = try await self.verify(credential)
         try await self.identities.link(identity, to: userID)
         await self.keepAppleAuthorization(credential, identity)
         guard let user = try await self.users.userWithIdentities(userID) else { throw IdentityError.userNotFound }
         return user
+    }
+
+    /// Verifies the credential, logging why a token was refused (callers only learn that it was).
+    private func verify(_ credential: ProviderCredential) async throws(IdentityError) -> VerifiedIdentity {
+        do {
+            return try await self.verifiers.verify(credential)
+        } catch {
+            switch error {
+            case .invalidToken(let reason):
+                self.logger.info(
+                    "Refused provider token", metadata: ["provider": "\(credential.provider)", "reason": "\(reason)"])
+            case .providerUnavailable(let provider, let reason):
+                self.logger.warning("Provider unavailable", metadata: ["provider": "\(provider)", "reason": "\(reason)"])
+            default:
+                break
+            }
+            throw error
+        }
     }
 
     /// A known identity signs into its user; a new one joins a user by verified email or makes one.
