@@ -53,26 +53,25 @@ try await MockIdentityProviderServer.withRunningMock(logger: logger) { mock, end
         group.addTask { try await server.run() }
         defer { group.cancelAll() }
         return try await RPCClient.withClient(configuration: clientConfiguration, logger: logger) { client in
-            // One existing user per provider; a pool of fresh tokens for each.
-            let subject = "bench-\(UUID().uuidString.lowercased())"
+            // 64 existing users per provider, each with a fresh token; calls go round robin.
             var rows: [LatencyStats] = []
             for provider in [MockProvider.apple, .google] {
-                var tokens: [String] = []
+                var credentials: [ProviderCredential] = []
                 for _ in 0..<64 {
-                    tokens.append(
-                        try await mock.mintIdentityToken(
-                            provider,
-                            MintRequest(subject: subject, audience: audience, email: "\(subject)@example.com", lifetimeSeconds: 3600)))
+                    let subject = "bench-\(UUID().uuidString.lowercased())"
+                    let token = try await mock.mintIdentityToken(
+                        provider,
+                        MintRequest(subject: subject, audience: audience, email: "\(subject)@example.com", lifetimeSeconds: 3600))
+                    let credential = ProviderCredential(provider: provider == .apple ? .apple : .google, identityToken: token)
+                    _ = try await client.call(IdentityMethods.signIn, credential, as: SignInResult.self)
+                    credentials.append(credential)
                 }
-                let credentials = tokens.map {
-                    ProviderCredential(provider: provider == .apple ? .apple : .google, identityToken: $0)
-                }
-                _ = try await client.call(IdentityMethods.signIn, credentials[0], as: SignInResult.self)
+                let pool = credentials
                 for concurrency in [1, 16, 64] {
                     let counter = Counter()
                     rows.append(
-                        try await measure("identity.signIn \(provider.rawValue), existing user", concurrency: concurrency, duration: .seconds(seconds)) {
-                            let credential = credentials[counter.next() % credentials.count]
+                        try await measure("identity.signIn \(provider.rawValue), existing users", concurrency: concurrency, duration: .seconds(seconds)) {
+                            let credential = pool[counter.next() % pool.count]
                             let result = try await client.call(IdentityMethods.signIn, credential, as: SignInResult.self)
                             precondition(!result.isNewUser)
                         })

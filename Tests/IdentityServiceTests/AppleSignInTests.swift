@@ -139,3 +139,33 @@ indirect enum JSONValue: Codable, Sendable {
         }
     }
 }
+
+@Suite struct KnownIdentityTests {
+    @Test func aChangedEmailIsRecordedOnTheIdentity() async throws {
+        try await IdentityHarness.run { harness in
+            let subject = uniqueSubject()
+            let user = try await harness.signInApple(subject: subject, email: uniqueEmail()).user
+            let newEmail = uniqueEmail()
+            _ = try await harness.signInApple(subject: subject, email: newEmail, emailVerified: .bool(false))
+            let identity = try #require(try await harness.getUser(user.id).identities?.first)
+            #expect(identity.email == newEmail && !identity.emailVerified)
+        }
+    }
+
+    @Test func lastSignInIsKeptToTheMinute() async throws {
+        try await IdentityHarness.run { harness in
+            let subject = uniqueSubject()
+            let user = try await harness.signInApple(subject: subject).user
+            let first = try #require(try await harness.getUser(user.id).identities?.first?.lastSignInAt)
+            _ = try await harness.signInApple(subject: subject)
+            #expect(try await harness.getUser(user.id).identities?.first?.lastSignInAt == first)
+            _ = try await harness.postgres.execute(
+                "UPDATE identity.identities SET last_sign_in_at = now() - interval '2 minutes' WHERE provider = 'apple' AND subject = $1",
+                [.text(subject)])
+            _ = try await harness.signInApple(subject: subject)
+            let later = try #require(try await harness.getUser(user.id).identities?.first?.lastSignInAt)
+            #expect(later > first.addingTimeInterval(-1))
+            #expect(later.timeIntervalSinceNow > -60)
+        }
+    }
+}

@@ -7,22 +7,29 @@ import Postgres
 struct IdentityStore: Sendable {
     let postgres: PostgresClient
 
-    /// Signs a known identity in: stamps `last_sign_in_at`, refreshes the provider's email
-    /// facts, and returns its user; nil when the identity is new.
+    /// Signs a known identity in and returns its user; nil when the identity is new.
+    /// `last_sign_in_at` is kept to the minute, and the provider's email facts refreshed when
+    /// they changed: a repeat sign-in within a minute writes nothing (and takes no row lock).
     func signInKnown(_ identity: VerifiedIdentity) async throws -> User? {
         try await database {
             try await self.postgres.query(
                 """
-                WITH touched AS (
+                WITH found AS (
+                    SELECT user_id FROM identity.identities WHERE provider = $1 AND subject = $2
+                ), touched AS (
                     UPDATE identity.identities
                     SET last_sign_in_at = now(),
                         email = COALESCE($3::text, email),
                         email_verified = CASE WHEN $3::text IS NULL THEN email_verified ELSE $4::boolean END,
                         is_private_email = CASE WHEN $3::text IS NULL THEN is_private_email ELSE $5::boolean END
                     WHERE provider = $1 AND subject = $2
+                      AND (last_sign_in_at < now() - interval '1 minute'
+                           OR ($3::text IS NOT NULL
+                               AND (email IS DISTINCT FROM $3::text OR email_verified <> $4::boolean
+                                    OR is_private_email <> $5::boolean)))
                     RETURNING user_id
                 )
-                SELECT \(UserRow.columns) FROM identity.users u JOIN touched t ON t.user_id = u.id
+                SELECT \(UserRow.columns) FROM identity.users u JOIN found f ON f.user_id = u.id
                 """,
                 [
                     .text(identity.provider.rawValue), .text(identity.subject), PostgresValue(identity.email),
