@@ -24,7 +24,7 @@ let app = MockIdentityProviderServer.application(provider: provider, host: host,
     let endpoints = MockEndpoints(baseURL: "http://\(host):\(bound)")
     logger.info("mock identity provider listening", metadata: ["url": "\(endpoints.baseURL)"])
     for (name, value) in endpoints.environment.sorted(by: { $0.key < $1.key }) {
-        print("\(name)=\(value)")
+        FileHandle.standardOutput.write(Data("\(name)=\(value)\n".utf8))  // unbuffered: reaches a pipe at once
     }
 }
 try await app.runService()
