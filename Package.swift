@@ -60,7 +60,7 @@ let package = Package(
         // Services: a library with the logic and a thin executable each.
         .target(
             name: "IdentityService", dependencies: ["ServiceKit", jwt, crypto, httpClient],
-            path: "Services/identity/Sources/IdentityService"),
+            path: "Services/identity/Sources/IdentityService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "identity", dependencies: ["IdentityService", "ServiceKit"], path: "Services/identity/Sources/identity"),
         .target(
             name: "TokenService", dependencies: ["ServiceKit", jwt, crypto, cryptoExtras],
@@ -100,6 +100,10 @@ let package = Package(
             name: "content-state-bench",
             dependencies: ["BenchmarkSupport", "ContentStateService", "ServiceKit", logging, nio, nioPosix],
             path: "Benchmarks/content-state-bench"),
+        .executableTarget(
+            name: "identity-bench",
+            dependencies: ["BenchmarkSupport", "IdentityService", "MockIdentityProvider", "ServiceKit", "ServiceProtocol", logging, nio, nioPosix],
+            path: "Benchmarks/identity-bench"),
 
         // Tests.
         .testTarget(

@@ -1,6 +1,5 @@
 import Foundation
 
-import Foundation
 /// Throughput and latency percentiles of one benchmark run.
 public struct LatencyStats: Sendable {
     public var name: String

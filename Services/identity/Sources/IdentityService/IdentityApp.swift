@@ -15,11 +15,22 @@ public enum IdentityApp {
 
     public static func start(_ env: EnvironmentReader, logger: Logger) async throws -> [any Service] {
         let common = try commonConfiguration(env)
+        let configuration = try IdentityConfiguration(env, environment: common.environment)
+        if configuration.apple.audiences.isEmpty && configuration.google.audiences.isEmpty {
+            logger.warning("Neither APPLE_AUDIENCES nor GOOGLE_AUDIENCES is set: every sign-in will be refused")
+        }
         let postgres = try await BackendBootstrap.postgres(
             env, schema: "identity", migrations: IdentityMigrations.all, logger: logger)
+        let backend = try await IdentityBackend(configuration: configuration, postgres: postgres, logger: logger)
         var router = RPCRouter()
         router.registerHealth([.postgres(postgres)], logger: logger)
+        backend.register(on: &router)
         let server = try await BackendBootstrap.rpcServer(name: name, common: common, router: router, logger: logger)
-        return [ShutdownAction { await postgres.shutdown() }, server]
+        // Started in order, stopped in reverse: the server drains first, then the worker, then the pools.
+        return [ShutdownAction { await postgres.shutdown() }, ShutdownAction { await backend.shutdown() }]
+            + backend.services + [server]
     }
+
+    /// The schema's migrations, for tests and tools that prepare a database.
+    public static var migrations: [Migration] { IdentityMigrations.all }
 }

@@ -1,7 +1,11 @@
 import Postgres
 
 /// The schema `identity` migrations, in order, compiled into the executable so it needs no
-/// files at run time. The tables arrive with the identity issue.
+/// files at run time.
 enum IdentityMigrations {
-    static let all: [Migration] = []
+    static let all: [Migration] = [
+        Migration(
+            version: 1, name: "create users and identities",
+            sql: String(decoding: PackageResources._1_create_users_and_identities_sql, as: UTF8.self))
+    ]
 }

@@ -1,2 +1,141 @@
-/// Placeholder until the identity issue builds the mock provider.
-enum MockIdentityProviderPlaceholder {}
+import Foundation
+import JWTKit
+
+/// The mock Apple and Google identity provider: its keys, the tokens it minted and the calls
+/// it received. Tests use it in-process; `MockIdentityProviderServer` serves it over HTTP.
+public actor MockIdentityProvider {
+    /// How the mock behaves; every field may be changed at run time through the setters.
+    public struct Configuration: Sendable {
+        /// `Cache-Control: max-age` of the JWKS responses, in seconds.
+        public var jwksMaxAge: Int = 3600
+        public init() {}
+    }
+
+    private var keyRings: [MockProvider: MockKeyRing]
+    private var configuration: Configuration
+    private var unavailableJWKS: Set<MockProvider> = []
+    private var failingRevocations = 0
+    private var accessTokens: [String: GoogleAccessTokenGrant] = [:]
+    private var calls = MockCallLog()
+
+    public init(configuration: Configuration = Configuration()) throws {
+        self.configuration = configuration
+        self.keyRings = [
+            .apple: try MockKeyRing(kidPrefix: "apple"),
+            .google: try MockKeyRing(kidPrefix: "google"),
+        ]
+    }
+
+    // MARK: Keys
+
+    /// The JWKS document of `provider`, counting the fetch; nil while it is made unavailable.
+    func servedJWKS(_ provider: MockProvider) throws -> (jwks: [String: [[String: String]]], maxAge: Int)? {
+        self.calls.jwksFetches[provider.rawValue, default: 0] += 1
+        guard !self.unavailableJWKS.contains(provider) else { return nil }
+        return (try self.keyRings[provider]!.jwks(), self.configuration.jwksMaxAge)
+    }
+
+    /// The `kid`s currently published for `provider`, oldest first.
+    public func publishedKeyIDs(_ provider: MockProvider) -> [String] {
+        self.keyRings[provider]!.keys.map(\.kid)
+    }
+
+    /// Rolls `provider`'s keys: a new key signs from now on; `retiringOld` withdraws the others.
+    @discardableResult
+    public func rotateKeys(_ provider: MockProvider, retiringOld: Bool = true) throws -> String {
+        try self.keyRings[provider]!.rotate(retiringOld: retiringOld).kid
+    }
+
+    /// Makes the JWKS endpoint of `provider` answer 503 (or serve again).
+    public func setJWKSAvailable(_ provider: MockProvider, _ available: Bool) {
+        if available { self.unavailableJWKS.remove(provider) } else { self.unavailableJWKS.insert(provider) }
+    }
+
+    public func setJWKSMaxAge(_ seconds: Int) {
+        self.configuration.jwksMaxAge = seconds
+    }
+
+    // MARK: Minting
+
+    /// An identity token of `provider` as `request` describes it (or the bad kind it names).
+    public func mintIdentityToken(_ provider: MockProvider, _ request: MintRequest) async throws -> String {
+        let now = Date()
+        var claims = MockIdentityClaims()
+        claims.iss = request.issuer ?? provider.issuer
+        claims.sub = request.subject
+        claims.aud = request.audience
+        if provider == .google {
+            claims.azp = request.authorizedParty ?? request.audience
+            claims.name = request.name
+        }
+        let issuedAt = request.issuedAt ?? now
+        claims.iat = Int(issuedAt.timeIntervalSince1970)
+        claims.exp = claims.iat! + (request.lifetimeSeconds ?? 600)
+        claims.nonce = request.nonce
+        claims.email = request.email
+        claims.emailVerified = request.emailVerified ?? (request.email == nil ? nil : .bool(true))
+        claims.isPrivateEmail = request.isPrivateEmail
+        let active = self.keyRings[provider]!.active
+        return try await TokenForger.sign(claims, defect: request.defect, activeKey: active)
+    }
+
+    /// An opaque Google access token that tokeninfo and userinfo will recognise.
+    public func mintGoogleAccessToken(_ grant: GoogleAccessTokenGrant) -> String {
+        let token = "ya29.mock-" + UUID().uuidString.lowercased()
+        self.accessTokens[token] = grant
+        return token
+    }
+
+    func accessTokenGrant(_ token: String, countingAs endpoint: GoogleEndpoint) -> GoogleAccessTokenGrant? {
+        switch endpoint {
+        case .tokenInfo: self.calls.tokenInfoCalls += 1
+        case .userInfo: self.calls.userInfoCalls += 1
+        }
+        guard let grant = self.accessTokens[token], grant.expiresAt > Date() else { return nil }
+        return grant
+    }
+
+    // MARK: Apple REST
+
+    /// Records a code exchange; codes starting with `invalid` are refused (nil).
+    func exchangeAppleCode(clientID: String, clientSecret: String, code: String, grantType: String) -> String? {
+        let refreshToken: String? =
+            code.hasPrefix("invalid") || grantType != "authorization_code"
+            ? nil : "r.mock-" + UUID().uuidString.lowercased()
+        self.calls.appleTokenExchanges.append(
+            AppleTokenExchangeCall(
+                clientID: clientID, clientSecret: clientSecret, code: code, grantType: grantType,
+                issuedRefreshToken: refreshToken))
+        return refreshToken
+    }
+
+    /// Records a revocation; answers false while told to fail.
+    func revokeApple(clientID: String, clientSecret: String, token: String, tokenTypeHint: String?) -> Bool {
+        let succeeded = self.failingRevocations == 0
+        if !succeeded { self.failingRevocations -= 1 }
+        self.calls.appleRevocations.append(
+            AppleRevokeCall(
+                clientID: clientID, clientSecret: clientSecret, token: token, tokenTypeHint: tokenTypeHint,
+                succeeded: succeeded))
+        return succeeded
+    }
+
+    /// The next `count` revocations answer 503.
+    public func failNextRevocations(_ count: Int) {
+        self.failingRevocations = count
+    }
+
+    // MARK: Records
+
+    public var callLog: MockCallLog { self.calls }
+
+    public func jwksFetchCount(_ provider: MockProvider) -> Int {
+        self.calls.jwksFetches[provider.rawValue, default: 0]
+    }
+}
+
+/// Which Google endpoint looked up an access token.
+enum GoogleEndpoint {
+    case tokenInfo
+    case userInfo
+}

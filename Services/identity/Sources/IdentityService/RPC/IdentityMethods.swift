@@ -1,0 +1,144 @@
+import Foundation
+
+/// The RPC methods of the identity service and their parameter and result types
+/// (documented in docs/protocol.md, "identity methods").
+public enum IdentityMethods {
+    public static let signIn = "identity.signIn"
+    public static let link = "identity.link"
+    public static let unlink = "identity.unlink"
+    public static let getUser = "identity.getUser"
+    public static let listUsers = "identity.listUsers"
+    public static let setActive = "identity.setActive"
+    public static let deleteUser = "identity.deleteUser"
+}
+
+/// `identity.signIn` result.
+public struct SignInResult: Sendable, Codable, Equatable {
+    public var user: User
+    public var isNewUser: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case user
+        case isNewUser = "is_new_user"
+    }
+
+    public init(user: User, isNewUser: Bool) {
+        self.user = user
+        self.isNewUser = isNewUser
+    }
+}
+
+/// `identity.link` params: the user, and the same token fields as `identity.signIn`.
+public struct LinkParams: Sendable, Codable, Equatable {
+    public var userID: UUID
+    public var credential: ProviderCredential
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+    }
+
+    public init(userID: UUID, credential: ProviderCredential) {
+        self.userID = userID
+        self.credential = credential
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.userID = try decoder.container(keyedBy: CodingKeys.self).decode(UUID.self, forKey: .userID)
+        self.credential = try ProviderCredential(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try self.credential.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.userID, forKey: .userID)
+    }
+}
+
+/// `identity.unlink` params.
+public struct UnlinkParams: Sendable, Codable, Equatable {
+    public var userID: UUID
+    public var provider: IdentityProvider
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case provider
+    }
+
+    public init(userID: UUID, provider: IdentityProvider) {
+        self.userID = userID
+        self.provider = provider
+    }
+}
+
+/// Params naming one user (`identity.getUser`, `identity.deleteUser`).
+public struct UserIDParams: Sendable, Codable, Equatable {
+    public var userID: UUID
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+    }
+
+    public init(userID: UUID) {
+        self.userID = userID
+    }
+}
+
+/// `identity.setActive` params.
+public struct SetActiveParams: Sendable, Codable, Equatable {
+    public var userID: UUID
+    public var active: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case active
+    }
+
+    public init(userID: UUID, active: Bool) {
+        self.userID = userID
+        self.active = active
+    }
+}
+
+/// `identity.listUsers` params: `limit` 1–200 (default 50).
+public struct ListUsersParams: Sendable, Codable, Equatable {
+    public var query: String?
+    public var limit: Int?
+    public var cursor: String?
+
+    public init(query: String? = nil, limit: Int? = nil, cursor: String? = nil) {
+        self.query = query
+        self.limit = limit
+        self.cursor = cursor
+    }
+}
+
+/// `identity.listUsers` result.
+public struct ListUsersResult: Sendable, Codable, Equatable {
+    public var users: [User]
+    public var nextCursor: String?
+
+    enum CodingKeys: String, CodingKey {
+        case users
+        case nextCursor = "next_cursor"
+    }
+
+    public init(users: [User], nextCursor: String?) {
+        self.users = users
+        self.nextCursor = nextCursor
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.users, forKey: .users)
+        try container.encode(self.nextCursor, forKey: .nextCursor)
+    }
+}
+
+/// `identity.deleteUser` result: whether there was a user to delete.
+public struct DeleteUserResult: Sendable, Codable, Equatable {
+    public var deleted: Bool
+
+    public init(deleted: Bool) {
+        self.deleted = deleted
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Logging
+
+/// Sign-in and explicit linking: verify the provider token, then find or create the user by
+/// the linking rules (DESIGN.md section 5), then keep Apple's refresh token if a code came along.
+struct SignInFlow: Sendable {
+    let verifiers: ProviderVerifiers
+    let identities: IdentityStore
+    let users: UserStore
+    let autoLinkByEmail: Bool
+    let appleAuthorizations: AppleAuthorizations?
+    let logger: Logger
+
+    func signIn(_ credential: ProviderCredential) async throws -> SignInResult {
+        let credential = try credential.validated()
+        let identity = try await self.verify(credential)
+        var (user, isNew) = try await self.resolve(identity, fallbackEmail: credential.email)
+        guard user.isActive else { throw IdentityError.userInactive }
+        if user.displayName == nil, let name = identity.name, try await self.users.fillDisplayName(user.id, name) {
+            user = try await self.users.user(user.id) ?? user
+        }
+        await self.keepAppleAuthorization(credential, identity)
+        return SignInResult(user: user, isNewUser: isNew)
+    }
+
+    func link(_ credential: ProviderCredential, to userID: UUID) async throws -> User {
+        let credential = try credential.validated()
+        let identity = try await self.verify(credential)
+        try await self.identities.link(identity, to: userID)
+        await self.keepAppleAuthorization(credential, identity)
+        guard let user = try await self.users.userWithIdentities(userID) else { throw IdentityError.userNotFound }
+        return user
+    }
+
+    /// Verifies the credential, logging why a token was refused (callers only learn that it was).
+    private func verify(_ credential: ProviderCredential) async throws(IdentityError) -> VerifiedIdentity {
+        do {
+            return try await self.verifiers.verify(credential)
+        } catch {
+            switch error {
+            case .invalidToken(let reason):
+                self.logger.info(
+                    "Refused provider token", metadata: ["provider": "\(credential.provider)", "reason": "\(reason)"])
+            case .providerUnavailable(let provider, let reason):
+                self.logger.warning("Provider unavailable", metadata: ["provider": "\(provider)", "reason": "\(reason)"])
+            default:
+                break
+            }
+            throw error
+        }
+    }
+
+    /// A known identity signs into its user; a new one joins a user by verified email or makes one.
+    private func resolve(_ identity: VerifiedIdentity, fallbackEmail: String?) async throws -> (User, Bool) {
+        for _ in 0..<3 {
+            if let user = try await self.identities.signInKnown(identity) { return (user, false) }
+            let outcome = try await self.identities.signInNew(
+                identity, linkByEmail: self.autoLinkByEmail, fallbackEmail: fallbackEmail)
+            switch outcome {
+            case .alreadyExists:
+                continue
+            case .linkedToExisting(let id):
+                if let user = try await self.users.user(id) { return (user, false) }
+            case .createdUser(let id):
+                if let user = try await self.users.user(id) { return (user, true) }
+            }
+        }
+        throw IdentityError.storeUnavailable
+    }
+
+    private func keepAppleAuthorization(_ credential: ProviderCredential, _ identity: VerifiedIdentity) async {
+        guard identity.provider == .apple, let code = credential.authorizationCode, let apple = self.appleAuthorizations
+        else { return }
+        await apple.exchangeAndStore(code: code, for: identity)
+    }
+}
+
+/// Exchanges Apple authorization codes and stores the refresh tokens sealed. Best effort: a
+/// failed exchange is logged and the sign-in goes on (the identity token already proved who it is).
+struct AppleAuthorizations: Sendable {
+    let client: AppleTokenClient
+    let cipher: RefreshTokenCipher
+    let identities: IdentityStore
+    let logger: Logger
+
+    func exchangeAndStore(code: String, for identity: VerifiedIdentity) async {
+        do {
+            guard let refreshToken = try await self.client.exchange(code: code, clientID: identity.audience) else {
+                self.logger.warning("Apple refused the authorization code", metadata: ["provider": "apple"])
+                return
+            }
+            try await self.identities.storeAppleRefreshToken(
+                subject: identity.subject, sealed: try self.cipher.seal(refreshToken), clientID: identity.audience)
+        } catch {
+            self.logger.warning("Apple authorization code exchange failed", metadata: ["error": "\(error)"])
+        }
+    }
+}

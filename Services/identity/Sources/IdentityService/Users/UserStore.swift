@@ -1,0 +1,129 @@
+import Foundation
+import Postgres
+
+/// Reads and changes users in `identity.users`.
+struct UserStore: Sendable {
+    let postgres: PostgresClient
+
+    func user(_ id: UUID) async throws -> User? {
+        try await database {
+            try await self.postgres.query("SELECT \(UserRow.columns) FROM identity.users u WHERE u.id = $1", [.uuid(id)])
+                .first.map(UserRow.user)
+        }
+    }
+
+    /// The user with each linked identity.
+    func userWithIdentities(_ id: UUID) async throws -> User? {
+        guard var user = try await self.user(id) else { return nil }
+        let rows = try await database {
+            try await self.postgres.query(
+                """
+                SELECT provider, subject, email, email_verified, is_private_email, created_at, last_sign_in_at
+                FROM identity.identities WHERE user_id = $1 ORDER BY provider
+                """, [.uuid(id)])
+        }
+        user.identities = try rows.map { row in
+            LinkedIdentity(
+                provider: IdentityProvider(rawValue: try row.decode("provider")) ?? .apple,
+                subject: try row.decode("subject"), email: try row.decode("email"),
+                emailVerified: try row.decode("email_verified"), isPrivateEmail: try row.decode("is_private_email"),
+                createdAt: try row.decode("created_at"), lastSignInAt: try row.decode("last_sign_in_at"))
+        }
+        return user
+    }
+
+    /// Sets a display name only where none is stored: a later sign-in without a name (Apple
+    /// sends it once) never erases it, and a stored one is never replaced.
+    func fillDisplayName(_ id: UUID, _ name: String) async throws -> Bool {
+        try await database {
+            try await self.postgres.execute(
+                "UPDATE identity.users SET display_name = $2, updated_at = now() WHERE id = $1 AND display_name IS NULL",
+                [.uuid(id), .text(name)]) > 0
+        }
+    }
+
+    func setActive(_ id: UUID, _ active: Bool) async throws -> User? {
+        let changed = try await database {
+            try await self.postgres.execute(
+                """
+                UPDATE identity.users SET is_active = $2, updated_at = CASE WHEN is_active = $2 THEN updated_at ELSE now() END
+                WHERE id = $1
+                """, [.uuid(id), .bool(active)])
+        }
+        return changed == 0 ? nil : try await self.user(id)
+    }
+
+    /// Deletes the user and its identities; their Apple refresh tokens move to the revocation
+    /// outbox in the same transaction. False when there was no such user.
+    func delete(_ id: UUID) async throws -> Bool {
+        try await database {
+            try await self.postgres.withTransaction { connection in
+                try await connection.execute(
+                    """
+                    INSERT INTO identity.apple_revocations (client_id, refresh_token)
+                    SELECT apple_client_id, apple_refresh_token FROM identity.identities
+                    WHERE user_id = $1 AND apple_refresh_token IS NOT NULL AND apple_client_id IS NOT NULL
+                    """, [.uuid(id)])
+                return try await connection.execute("DELETE FROM identity.users WHERE id = $1", [.uuid(id)]) > 0
+            }
+        }
+    }
+
+    /// One page of users, newest first, optionally filtered by a text that matches the email
+    /// or display name (substring, case-insensitive) or the id.
+    func list(query: String?, limit: Int, after cursor: UserCursor?) async throws -> (users: [User], next: UserCursor?) {
+        let pattern = query.map { "%" + Self.escapeLike($0) + "%" }
+        let rows = try await database {
+            try await self.postgres.query(
+                """
+                SELECT \(UserRow.columns), (extract(epoch FROM u.created_at) * 1000000)::bigint AS created_us
+                FROM identity.users u
+                WHERE ($1::text IS NULL OR u.email ILIKE $1 OR u.display_name ILIKE $1 OR u.id::text = lower($2::text))
+                  AND ($3::bigint IS NULL
+                       OR (u.created_at, u.id) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::uuid))
+                ORDER BY u.created_at DESC, u.id DESC
+                LIMIT $5
+                """,
+                [
+                    PostgresValue(pattern), PostgresValue(query), PostgresValue(cursor?.createdMicros),
+                    PostgresValue(cursor?.id), .int(limit + 1),
+                ])
+        }
+        let users = try rows.prefix(limit).map(UserRow.user)
+        guard rows.count > limit, let last = rows.prefix(limit).last else { return (users, nil) }
+        return (users, UserCursor(createdMicros: try last.decode("created_us"), id: try last.decode("id")))
+    }
+
+    /// `%`, `_` and `\` match themselves in a LIKE pattern.
+    static func escapeLike(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+    }
+}
+
+/// Where a page of users ends: the last user's creation time (µs since the epoch) and id,
+/// sent to clients as opaque base64url text.
+struct UserCursor: Equatable {
+    var createdMicros: Int
+    var id: UUID
+
+    init(createdMicros: Int, id: UUID) {
+        self.createdMicros = createdMicros
+        self.id = id
+    }
+
+    init?(text: String) {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard text.count <= 128, let data = Data(base64Encoded: base64) else { return nil }
+        let parts = String(decoding: data, as: UTF8.self).split(separator: "|")
+        guard parts.count == 2, let micros = Int(parts[0]), let id = UUID(uuidString: String(parts[1])) else { return nil }
+        self.init(createdMicros: micros, id: id)
+    }
+
+    var text: String {
+        Data("\(self.createdMicros)|\(self.id.uuidString)".utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

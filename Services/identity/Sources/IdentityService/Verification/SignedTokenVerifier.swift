@@ -1,0 +1,43 @@
+import JWTKit
+
+/// Checks a provider JWT's signature against the provider's JWKS with the algorithm pinned to
+/// the key (no `none`, no HS/RS confusion) and its `aud` against our client IDs.
+struct SignedTokenVerifier: Sendable {
+    /// Larger than any real identity token; bounds the work an attacker can cause.
+    static let maximumTokenLength = 16 * 1024
+
+    let cache: JWKSCache
+    let audiences: [String]
+
+    func verify<Claims: JWTIdentityToken>(_ token: String, as _: Claims.Type) async throws(IdentityError) -> Claims {
+        guard !token.isEmpty, token.utf8.count <= Self.maximumTokenLength else {
+            throw .invalidToken(reason: "empty or oversized token")
+        }
+        let bytes = Array(token.utf8)
+        let header: JWTHeader
+        do {
+            header = try DefaultJWTParser().parse(bytes, as: UnverifiedPayload.self).header
+        } catch {
+            throw .invalidToken(reason: "malformed token")
+        }
+        guard let kid = header.kid, let algorithm = header.alg else { throw .invalidToken(reason: "no kid or alg") }
+        let key = try await self.cache.key(for: kid)
+        guard algorithm == key.algorithm else { throw .invalidToken(reason: "algorithm \(algorithm) is not the key's") }
+        do {
+            return try await key.keys.verify(bytes, as: Claims.self, expectedAudiences: self.audiences)
+        } catch {
+            throw .invalidToken(reason: Self.reason(error))
+        }
+    }
+
+    /// A short reason for the log, never the token.
+    private static func reason(_ error: any Error) -> String {
+        guard let error = error as? JWTError else { return "verification failed" }
+        switch error.errorType {
+        case .signatureVerificationFailed: return "bad signature"
+        case .claimVerificationFailure: return "claim: \(error.reason ?? "")"
+        case .malformedToken: return "malformed token"
+        default: return "verification failed (\(error.errorType))"
+        }
+    }
+}

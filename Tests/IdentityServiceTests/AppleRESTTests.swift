@@ -1,0 +1,128 @@
+import Crypto
+import Foundation
+import IdentityService
+import JWTKit
+import MockIdentityProvider
+import Testing
+
+/// Sign in with Apple REST against the mock: code exchange, sealed storage, revocation.
+@Suite struct AppleRESTTests {
+    static let teamID = "TEAM123456"
+    static let keyID = "KEY7654321"
+
+    /// A fresh `.p8` key on disk and the environment that turns Apple REST on.
+    static func appleRESTEnvironment() throws -> (environment: [String: String], key: P256.Signing.PrivateKey) {
+        let key = P256.Signing.PrivateKey()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("AuthKey_\(UUID().uuidString).p8").path
+        try key.pemRepresentation.write(toFile: path, atomically: true, encoding: .utf8)
+        return (
+            [
+                "APPLE_TEAM_ID": teamID, "APPLE_KEY_ID": keyID, "APPLE_PRIVATE_KEY_PATH": path,
+                "APPLE_TOKEN_ENCRYPTION_KEY": Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
+            ], key
+        )
+    }
+
+    struct ClientSecretClaims: JWTPayload {
+        var iss: IssuerClaim
+        var sub: SubjectClaim
+        var aud: AudienceClaim
+        var iat: IssuedAtClaim
+        var exp: ExpirationClaim
+        func verify(using _: some JWTAlgorithm) throws { try self.exp.verifyNotExpired() }
+    }
+
+    @Test func aSignInWithACodeExchangesItWithAnES256ClientSecret() async throws {
+        let (environment, key) = try Self.appleRESTEnvironment()
+        try await IdentityHarness.run(environment: environment) { harness in
+            _ = try await harness.signInApple(subject: uniqueSubject(), code: "code-\(UUID())")
+            let exchange = try #require(await harness.mock.callLog.appleTokenExchanges.first)
+            #expect(exchange.clientID == IdentityHarness.appleAudience)
+            #expect(exchange.grantType == "authorization_code")
+            let keys = await JWTKeyCollection().add(
+                ecdsa: try ES256PublicKey(pem: key.publicKey.pemRepresentation), kid: JWKIdentifier(string: Self.keyID))
+            let claims = try await keys.verify(exchange.clientSecret, as: ClientSecretClaims.self)
+            #expect(claims.iss.value == Self.teamID)
+            #expect(claims.sub.value == IdentityHarness.appleAudience)
+            #expect(claims.aud.value == ["https://appleid.apple.com"])
+            let header = try DefaultJWTParser().parse([UInt8](exchange.clientSecret.utf8), as: ClientSecretClaims.self).header
+            #expect(header.kid == Self.keyID && header.alg == "ES256")
+        }
+    }
+
+    @Test func theRefreshTokenIsStoredEncrypted() async throws {
+        let (environment, _) = try Self.appleRESTEnvironment()
+        try await IdentityHarness.run(environment: environment) { harness in
+            let subject = uniqueSubject()
+            _ = try await harness.signInApple(subject: subject, code: "code-\(UUID())")
+            let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
+            let rows = try await harness.postgres.query(
+                "SELECT apple_refresh_token FROM identity.identities WHERE provider = 'apple' AND subject = $1", [.text(subject)])
+            let stored = try #require(try rows.first?.decode("apple_refresh_token", as: [UInt8]?.self))
+            #expect(!stored.isEmpty)
+            #expect(!Data(stored).contains(Data(refreshToken.utf8)))
+        }
+    }
+
+    @Test func aRefusedCodeDoesNotFailTheSignIn() async throws {
+        let (environment, _) = try Self.appleRESTEnvironment()
+        try await IdentityHarness.run(environment: environment) { harness in
+            let result = try await harness.signInApple(subject: uniqueSubject(), code: "invalid-code")
+            #expect(result.isNewUser)
+        }
+    }
+
+    @Test func deletingAUserRevokesItsAppleAuthorization() async throws {
+        let (environment, _) = try Self.appleRESTEnvironment()
+        try await IdentityHarness.run(environment: environment) { harness in
+            let user = try await harness.signInApple(subject: uniqueSubject(), code: "code-\(UUID())").user
+            let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
+            _ = try await harness.client.call(IdentityMethods.deleteUser, UserIDParams(userID: user.id), as: DeleteUserResult.self)
+            let revocation = try await Self.waitForRevocation(harness) { $0.token == refreshToken && $0.succeeded }
+            #expect(revocation.clientID == IdentityHarness.appleAudience)
+            #expect(revocation.tokenTypeHint == "refresh_token")
+        }
+    }
+
+    @Test func aFailedRevocationIsRetriedAndNeverBlocksTheDeletion() async throws {
+        let (environment, _) = try Self.appleRESTEnvironment()
+        try await IdentityHarness.run(environment: environment) { harness in
+            let user = try await harness.signInApple(subject: uniqueSubject(), code: "code-\(UUID())").user
+            let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
+            await harness.mock.failNextRevocations(1)
+            let deleted = try await harness.client.call(
+                IdentityMethods.deleteUser, UserIDParams(userID: user.id), as: DeleteUserResult.self)
+            #expect(deleted.deleted)
+            await expectRPCError(.notFound) { _ = try await harness.getUser(user.id) }
+            _ = try await Self.waitForRevocation(harness) { $0.token == refreshToken && $0.succeeded }
+            let attempts = await harness.mock.callLog.appleRevocations.filter { $0.token == refreshToken }
+            #expect(attempts.map(\.succeeded) == [false, true])
+        }
+    }
+
+    @Test func unlinkingAppleRevokesItsAuthorization() async throws {
+        let (environment, _) = try Self.appleRESTEnvironment()
+        try await IdentityHarness.run(environment: environment) { harness in
+            let email = uniqueEmail()
+            let user = try await harness.signInApple(subject: uniqueSubject(), email: email, code: "code-\(UUID())").user
+            _ = try await harness.signInGoogle(subject: uniqueSubject(), email: email)
+            let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
+            _ = try await harness.client.call(
+                IdentityMethods.unlink, UnlinkParams(userID: user.id, provider: .apple), as: User.self)
+            _ = try await Self.waitForRevocation(harness) { $0.token == refreshToken && $0.succeeded }
+        }
+    }
+
+    /// Polls the mock's log (revocation runs in the background) for up to 15 s.
+    static func waitForRevocation(
+        _ harness: IdentityHarness, matching predicate: (AppleRevokeCall) -> Bool
+    ) async throws -> AppleRevokeCall {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            if let call = await harness.mock.callLog.appleRevocations.first(where: predicate) { return call }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("no matching Apple revocation within 15 s")
+        throw CancellationError()
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import IdentityService
+import Logging
+import MockIdentityProvider
+import Postgres
+import ServiceKit
+import ServiceProtocol
+import Synchronization
+import Testing
+
+/// A clock the tests move forward instead of sleeping.
+final class TestClock: Sendable {
+    private let offset = Mutex<TimeInterval>(0)
+
+    func advance(by seconds: TimeInterval) {
+        self.offset.withLock { $0 += seconds }
+    }
+
+    var identityClock: IdentityClock {
+        IdentityClock { Date().addingTimeInterval(self.offset.withLock { $0 }) }
+    }
+}
+
+/// No `DATABASE_URL`: the tests fail loudly rather than skip.
+struct MissingDatabase: Error, CustomStringConvertible {
+    var description: String { "DATABASE_URL is not set: run the tests with scripts/test" }
+}
+
+/// One identity service in-process, wired to a mock provider over real HTTP and to the real
+/// Postgres, called through a real RPC client.
+struct IdentityHarness: Sendable {
+    static let appleAudience = "com.example.latchkey"
+    static let googleAudience = "1234-latchkey.apps.googleusercontent.com"
+    static let serviceToken = "identity-test-token"
+
+    let mock: MockIdentityProvider
+    let endpoints: MockEndpoints
+    let backend: IdentityBackend
+    let client: RPCClient
+    let clock: TestClock
+    let postgres: PostgresClient
+
+    /// Runs `body` against a fresh service; `environment` overrides or adds variables.
+    static func run<T: Sendable>(
+        environment: [String: String] = [:], mockConfiguration: MockIdentityProvider.Configuration = .init(),
+        _ body: (IdentityHarness) async throws -> T
+    ) async throws -> T {
+        guard let databaseURL = ProcessInfo.processInfo.environment["DATABASE_URL"] else {
+            Issue.record("DATABASE_URL is not set")
+            throw MissingDatabase()
+        }
+        var logger = Logger(label: "identity-test")
+        logger.logLevel = .warning
+        let mock = try MockIdentityProvider(configuration: mockConfiguration)
+        return try await MockIdentityProviderServer.withRunningMock(provider: mock, logger: logger) { mock, endpoints in
+            var values = endpoints.environment
+            values["DATABASE_URL"] = databaseURL
+            values["DATABASE_POOL_SIZE"] = "4"
+            values["APPLE_AUDIENCES"] = appleAudience
+            values["GOOGLE_AUDIENCES"] = googleAudience
+            values.merge(environment) { $1 }
+            let env = EnvironmentReader(values)
+            let postgres = try await BackendBootstrap.postgres(
+                env, schema: "identity", migrations: IdentityApp.migrations, logger: logger)
+            let clock = TestClock()
+            let configuration = try IdentityConfiguration(env, environment: .development)
+            let backend = try await IdentityBackend(
+                configuration: configuration, postgres: postgres, clock: clock.identityClock, logger: logger)
+            var router = RPCRouter()
+            backend.register(on: &router)
+            let server = try await RPCServer.bind(
+                configuration: .init(serviceName: "identity", serviceToken: serviceToken), router: router, logger: logger)
+            var clientConfiguration = RPCClient.Configuration(
+                endpoints: [RPCEndpoint(host: "127.0.0.1", port: server.port)], serviceName: "identity",
+                callerName: "identity-tests", serviceToken: serviceToken)
+            clientConfiguration.callTimeout = .seconds(20)
+            let result: Result<T, any Error>
+            do {
+                let value = try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await server.run() }
+                    for service in backend.services { group.addTask { try await service.run() } }
+                    defer { group.cancelAll() }
+                    return try await RPCClient.withClient(configuration: clientConfiguration, logger: logger) { client in
+                        try await body(
+                            IdentityHarness(
+                                mock: mock, endpoints: endpoints, backend: backend, client: client, clock: clock,
+                                postgres: postgres))
+                    }
+                }
+                result = .success(value)
+            } catch {
+                result = .failure(error)
+            }
+            await backend.shutdown()
+            await postgres.shutdown()
+            return try result.get()
+        }
+    }
+
+    // MARK: Calls
+
+    func signIn(_ credential: ProviderCredential) async throws -> SignInResult {
+        try await self.client.call(IdentityMethods.signIn, credential, as: SignInResult.self)
+    }
+
+    /// Signs in with a fresh Apple token for `subject`.
+    func signInApple(
+        subject: String, email: String? = nil, emailVerified: MockBool? = nil, isPrivateEmail: MockBool? = nil,
+        fullName: String? = nil, code: String? = nil
+    ) async throws -> SignInResult {
+        let token = try await self.appleToken(
+            subject: subject, email: email, emailVerified: emailVerified, isPrivateEmail: isPrivateEmail)
+        return try await self.signIn(
+            ProviderCredential(provider: .apple, identityToken: token, fullName: fullName, authorizationCode: code))
+    }
+
+    func signInGoogle(subject: String, email: String? = nil, emailVerified: MockBool? = nil, name: String? = nil)
+        async throws -> SignInResult
+    {
+        let token = try await self.googleToken(subject: subject, email: email, emailVerified: emailVerified, name: name)
+        return try await self.signIn(ProviderCredential(provider: .google, identityToken: token))
+    }
+
+    func appleToken(
+        subject: String, email: String? = nil, emailVerified: MockBool? = nil, isPrivateEmail: MockBool? = nil,
+        nonce: String? = nil, lifetimeSeconds: Int? = nil, defect: TokenDefect? = nil
+    ) async throws -> String {
+        try await self.mock.mintIdentityToken(
+            .apple,
+            MintRequest(
+                subject: subject, audience: Self.appleAudience, email: email, emailVerified: emailVerified,
+                isPrivateEmail: isPrivateEmail, nonce: nonce, lifetimeSeconds: lifetimeSeconds, defect: defect))
+    }
+
+    func googleToken(
+        subject: String, email: String? = nil, emailVerified: MockBool? = nil, name: String? = nil, nonce: String? = nil,
+        authorizedParty: String? = nil, issuer: String? = nil, defect: TokenDefect? = nil
+    ) async throws -> String {
+        try await self.mock.mintIdentityToken(
+            .google,
+            MintRequest(
+                subject: subject, audience: Self.googleAudience, email: email, emailVerified: emailVerified,
+                nonce: nonce, authorizedParty: authorizedParty, name: name, issuer: issuer, defect: defect))
+    }
+
+    func getUser(_ id: UUID) async throws -> User {
+        try await self.client.call(IdentityMethods.getUser, UserIDParams(userID: id), as: User.self)
+    }
+}
+
+/// Runs `body` and expects it to fail with the catalogue code `code`.
+@discardableResult
+func expectRPCError(
+    _ code: ErrorCode, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+) async -> RPCError? {
+    do {
+        try await body()
+        Issue.record("expected \(code), got success", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as RPCError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// A subject and email no other test uses.
+func uniqueSubject() -> String { "sub-" + UUID().uuidString.lowercased() }
+func uniqueEmail() -> String { "user-\(UUID().uuidString.lowercased())@example.com" }

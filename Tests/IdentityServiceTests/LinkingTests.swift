@@ -1,0 +1,184 @@
+import Foundation
+import IdentityService
+import MockIdentityProvider
+import ServiceProtocol
+import Testing
+
+@Suite struct LinkingTests {
+    @Test func aVerifiedEmailJoinsANewProviderToTheExistingUser() async throws {
+        try await IdentityHarness.run { harness in
+            let email = uniqueEmail()
+            let apple = try await harness.signInApple(subject: uniqueSubject(), email: email)
+            let google = try await harness.signInGoogle(subject: uniqueSubject(), email: email.uppercased())
+            #expect(!google.isNewUser)
+            #expect(google.user.id == apple.user.id)
+            #expect(google.user.providers == [.apple, .google])
+        }
+    }
+
+    @Test func anUnverifiedEmailNeverJoins() async throws {
+        try await IdentityHarness.run { harness in
+            let email = uniqueEmail()
+            let apple = try await harness.signInApple(subject: uniqueSubject(), email: email)
+            let google = try await harness.signInGoogle(subject: uniqueSubject(), email: email, emailVerified: .bool(false))
+            #expect(google.isNewUser)
+            #expect(google.user.id != apple.user.id)
+        }
+    }
+
+    @Test func anExistingUserWithAnUnverifiedEmailIsNotJoined() async throws {
+        try await IdentityHarness.run { harness in
+            let email = uniqueEmail()
+            let google = try await harness.signInGoogle(subject: uniqueSubject(), email: email, emailVerified: .string("false"))
+            let apple = try await harness.signInApple(subject: uniqueSubject(), email: email)
+            #expect(apple.isNewUser && apple.user.id != google.user.id)
+        }
+    }
+
+    @Test func anApplePrivateRelayEmailNeverJoins() async throws {
+        try await IdentityHarness.run { harness in
+            let relay = "r\(UUID().uuidString.prefix(10).lowercased())@privaterelay.appleid.com"
+            let google = try await harness.signInGoogle(subject: uniqueSubject(), email: relay)
+            let apple = try await harness.signInApple(subject: uniqueSubject(), email: relay, isPrivateEmail: .bool(true))
+            #expect(apple.isNewUser && apple.user.id != google.user.id)
+        }
+    }
+
+    @Test func automaticLinkingCanBeSwitchedOff() async throws {
+        try await IdentityHarness.run(environment: ["AUTO_LINK_BY_EMAIL": "false"]) { harness in
+            let email = uniqueEmail()
+            let apple = try await harness.signInApple(subject: uniqueSubject(), email: email)
+            let google = try await harness.signInGoogle(subject: uniqueSubject(), email: email)
+            #expect(google.isNewUser && google.user.id != apple.user.id)
+        }
+    }
+
+    @Test func aSignedInUserLinksAndUnlinksAnotherProvider() async throws {
+        try await IdentityHarness.run { harness in
+            let user = try await harness.signInApple(subject: uniqueSubject(), email: uniqueEmail()).user
+            let googleSubject = uniqueSubject()
+            let token = try await harness.googleToken(subject: googleSubject, email: uniqueEmail())
+            let linked = try await harness.client.call(
+                IdentityMethods.link,
+                LinkParams(userID: user.id, credential: ProviderCredential(provider: .google, identityToken: token)),
+                as: User.self)
+            #expect(linked.providers == [.apple, .google])
+            #expect(linked.identities?.contains { $0.provider == .google && $0.subject == googleSubject } == true)
+            let viaGoogle = try await harness.signInGoogle(subject: googleSubject)
+            #expect(viaGoogle.user.id == user.id)
+            let unlinked = try await harness.client.call(
+                IdentityMethods.unlink, UnlinkParams(userID: user.id, provider: .google), as: User.self)
+            #expect(unlinked.providers == [.apple])
+            let afterUnlink = try await harness.signInGoogle(subject: googleSubject)
+            #expect(afterUnlink.isNewUser && afterUnlink.user.id != user.id)
+        }
+    }
+
+    @Test func linkingAnIdentityOfAnotherUserIsAConflict() async throws {
+        try await IdentityHarness.run { harness in
+            let owner = try await harness.signInGoogle(subject: uniqueSubject()).user
+            let ownerGoogle = try #require(try await harness.getUser(owner.id).identities?.first)
+            let other = try await harness.signInApple(subject: uniqueSubject()).user
+            let token = try await harness.googleToken(subject: ownerGoogle.subject)
+            await expectRPCError(.identityAlreadyLinked) {
+                _ = try await harness.client.call(
+                    IdentityMethods.link,
+                    LinkParams(userID: other.id, credential: ProviderCredential(provider: .google, identityToken: token)),
+                    as: User.self)
+            }
+            #expect(try await harness.getUser(owner.id).providers == [.google])
+        }
+    }
+
+    @Test func linkingTheSameIdentityTwiceIsHarmless() async throws {
+        try await IdentityHarness.run { harness in
+            let subject = uniqueSubject()
+            let user = try await harness.signInApple(subject: subject).user
+            let token = try await harness.appleToken(subject: subject)
+            let again = try await harness.client.call(
+                IdentityMethods.link,
+                LinkParams(userID: user.id, credential: ProviderCredential(provider: .apple, identityToken: token)),
+                as: User.self)
+            #expect(again.providers == [.apple])
+        }
+    }
+
+    @Test func aSecondAccountOfTheSameProviderCannotBeLinked() async throws {
+        try await IdentityHarness.run { harness in
+            let user = try await harness.signInApple(subject: uniqueSubject()).user
+            let token = try await harness.appleToken(subject: uniqueSubject())
+            await expectRPCError(.conflict) {
+                _ = try await harness.client.call(
+                    IdentityMethods.link,
+                    LinkParams(userID: user.id, credential: ProviderCredential(provider: .apple, identityToken: token)),
+                    as: User.self)
+            }
+        }
+    }
+
+    @Test func theLastIdentityCannotBeUnlinked() async throws {
+        try await IdentityHarness.run { harness in
+            let user = try await harness.signInApple(subject: uniqueSubject()).user
+            await expectRPCError(.lastIdentity) {
+                _ = try await harness.client.call(
+                    IdentityMethods.unlink, UnlinkParams(userID: user.id, provider: .apple), as: User.self)
+            }
+            await expectRPCError(.notFound) {
+                _ = try await harness.client.call(
+                    IdentityMethods.unlink, UnlinkParams(userID: user.id, provider: .google), as: User.self)
+            }
+        }
+    }
+
+    @Test func anInactiveUserCannotSignInOrLink() async throws {
+        try await IdentityHarness.run { harness in
+            let subject = uniqueSubject()
+            let email = uniqueEmail()
+            let user = try await harness.signInApple(subject: subject, email: email).user
+            let inactive = try await harness.client.call(
+                IdentityMethods.setActive, SetActiveParams(userID: user.id, active: false), as: User.self)
+            #expect(!inactive.isActive)
+            await expectRPCError(.userInactive) { _ = try await harness.signInApple(subject: subject) }
+            // Nor through a new provider that would join it by email.
+            await expectRPCError(.userInactive) { _ = try await harness.signInGoogle(subject: uniqueSubject(), email: email) }
+            let token = try await harness.googleToken(subject: uniqueSubject())
+            await expectRPCError(.userInactive) {
+                _ = try await harness.client.call(
+                    IdentityMethods.link,
+                    LinkParams(userID: user.id, credential: ProviderCredential(provider: .google, identityToken: token)),
+                    as: User.self)
+            }
+            _ = try await harness.client.call(
+                IdentityMethods.setActive, SetActiveParams(userID: user.id, active: true), as: User.self)
+            #expect(try await harness.signInApple(subject: subject).user.id == user.id)
+        }
+    }
+
+    @Test func simultaneousFirstSignInsOfOneIdentityMakeOneUser() async throws {
+        try await IdentityHarness.run { harness in
+            let subject = uniqueSubject()
+            let tokens = try await (0..<16).asyncMap { _ in try await harness.appleToken(subject: subject, email: uniqueEmail()) }
+            let results = try await withThrowingTaskGroup(of: SignInResult.self) { group in
+                for token in tokens {
+                    group.addTask { try await harness.signIn(ProviderCredential(provider: .apple, identityToken: token)) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(results.map(\.user.id)).count == 1)
+            #expect(results.filter(\.isNewUser).count == 1)
+        }
+    }
+
+    @Test func simultaneousFirstSignInsWithOneEmailMakeOneUser() async throws {
+        try await IdentityHarness.run { harness in
+            let email = uniqueEmail()
+            let apple = try await harness.appleToken(subject: uniqueSubject(), email: email)
+            let google = try await harness.googleToken(subject: uniqueSubject(), email: email)
+            async let first = harness.signIn(ProviderCredential(provider: .apple, identityToken: apple))
+            async let second = harness.signIn(ProviderCredential(provider: .google, identityToken: google))
+            let (a, b) = try await (first, second)
+            #expect(a.user.id == b.user.id)
+            #expect([a.isNewUser, b.isNewUser].filter { $0 }.count == 1)
+        }
+    }
+}

@@ -1,4 +1,0 @@
-import Testing
-
-/// Replaced by the service's tests.
-@Test func placeholder() { #expect(Bool(true)) }

@@ -1,0 +1,90 @@
+import Foundation
+import IdentityService
+import MockIdentityProvider
+import ServiceProtocol
+import Testing
+
+@Suite struct UserAdministrationTests {
+    @Test func getUserShowsEveryIdentity() async throws {
+        try await IdentityHarness.run { harness in
+            let email = uniqueEmail()
+            let appleSubject = uniqueSubject()
+            let user = try await harness.signInApple(subject: appleSubject, email: email).user
+            _ = try await harness.signInGoogle(subject: uniqueSubject(), email: email)
+            let fetched = try await harness.getUser(user.id)
+            #expect(fetched.identities?.map(\.provider) == [.apple, .google])
+            #expect(fetched.identities?.first?.subject == appleSubject)
+            #expect(fetched.identities?.first?.email == email)
+        }
+    }
+
+    @Test func anUnknownUserIsNotFound() async throws {
+        try await IdentityHarness.run { harness in
+            await expectRPCError(.notFound) { _ = try await harness.getUser(UUID()) }
+            await expectRPCError(.notFound) {
+                _ = try await harness.client.call(
+                    IdentityMethods.setActive, SetActiveParams(userID: UUID(), active: false), as: User.self)
+            }
+        }
+    }
+
+    @Test func listUsersFindsByEmailAndPagesNewestFirst() async throws {
+        try await IdentityHarness.run { harness in
+            let tag = "list-\(UUID().uuidString.prefix(8).lowercased())"
+            var created: [UUID] = []
+            for index in 0..<5 {
+                let result = try await harness.signInApple(subject: uniqueSubject(), email: "\(tag)-\(index)@example.com")
+                created.append(result.user.id)
+            }
+            var seen: [UUID] = []
+            var cursor: String?
+            repeat {
+                let page = try await harness.client.call(
+                    IdentityMethods.listUsers, ListUsersParams(query: tag, limit: 2, cursor: cursor), as: ListUsersResult.self)
+                #expect(page.users.count <= 2)
+                seen += page.users.map(\.id)
+                cursor = page.nextCursor
+            } while cursor != nil
+            #expect(seen == created.reversed())
+            let byID = try await harness.client.call(
+                IdentityMethods.listUsers, ListUsersParams(query: created[0].uuidString), as: ListUsersResult.self)
+            #expect(byID.users.map(\.id) == [created[0]])
+        }
+    }
+
+    @Test func listUsersTreatsLikeWildcardsAsText() async throws {
+        try await IdentityHarness.run { harness in
+            let page = try await harness.client.call(
+                IdentityMethods.listUsers, ListUsersParams(query: "%_%no-such-user-\(UUID())"), as: ListUsersResult.self)
+            #expect(page.users.isEmpty && page.nextCursor == nil)
+        }
+    }
+
+    @Test func listUsersRejectsABadLimitOrCursor() async throws {
+        try await IdentityHarness.run { harness in
+            await expectRPCError(.badRequest) {
+                _ = try await harness.client.call(IdentityMethods.listUsers, ListUsersParams(limit: 0), as: ListUsersResult.self)
+            }
+            await expectRPCError(.badRequest) {
+                _ = try await harness.client.call(
+                    IdentityMethods.listUsers, ListUsersParams(cursor: "not-a-cursor"), as: ListUsersResult.self)
+            }
+        }
+    }
+
+    @Test func deletingAUserRemovesItsIdentitiesAndIsIdempotent() async throws {
+        try await IdentityHarness.run { harness in
+            let subject = uniqueSubject()
+            let user = try await harness.signInApple(subject: subject).user
+            let deleted = try await harness.client.call(
+                IdentityMethods.deleteUser, UserIDParams(userID: user.id), as: DeleteUserResult.self)
+            #expect(deleted.deleted)
+            await expectRPCError(.notFound) { _ = try await harness.getUser(user.id) }
+            let again = try await harness.client.call(
+                IdentityMethods.deleteUser, UserIDParams(userID: user.id), as: DeleteUserResult.self)
+            #expect(!again.deleted)
+            let fresh = try await harness.signInApple(subject: subject)
+            #expect(fresh.isNewUser && fresh.user.id != user.id)
+        }
+    }
+}
