@@ -114,7 +114,7 @@ let package = Package(
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ExecutableTests", dependencies: ["ServiceProtocol", "ServiceKit", "TestSupport"]),
-        .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "MockIdentityProvider", jwt]),
+        .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "MockIdentityProvider", "Postgres", jwt, logging]),
         .testTarget(name: "TokenServiceTests", dependencies: ["TokenService", "TestSupport", jwt]),
         .testTarget(name: "ContentStateServiceTests", dependencies: ["ContentStateService"]),
     ]

@@ -2,7 +2,9 @@ import Crypto
 import Foundation
 import IdentityService
 import JWTKit
+import Logging
 import MockIdentityProvider
+import Postgres
 import Testing
 
 /// Sign in with Apple REST against the mock: code exchange, sealed storage, revocation.
@@ -11,16 +13,36 @@ import Testing
     static let keyID = "KEY7654321"
 
     /// A fresh `.p8` key on disk and the environment that turns Apple REST on.
-    static func appleRESTEnvironment() throws -> (environment: [String: String], key: P256.Signing.PrivateKey) {
+    static func appleRESTEnvironment() async throws -> (environment: [String: String], key: P256.Signing.PrivateKey) {
+        let databaseURL = try await Self.isolatedDatabaseURL()
         let key = P256.Signing.PrivateKey()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("AuthKey_\(UUID().uuidString).p8").path
         try key.pemRepresentation.write(toFile: path, atomically: true, encoding: .utf8)
         return (
             [
+                "DATABASE_URL": databaseURL,
                 "APPLE_TEAM_ID": teamID, "APPLE_KEY_ID": keyID, "APPLE_PRIVATE_KEY_PATH": path,
                 "APPLE_TOKEN_ENCRYPTION_KEY": Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
             ], key
         )
+    }
+
+    /// A database of the test's own: the Apple revocation outbox is a table that every identity
+    /// instance works off, so instances of tests running in parallel must not share it.
+    static func isolatedDatabaseURL() async throws -> String {
+        let base = try #require(ProcessInfo.processInfo.environment["DATABASE_URL"], "DATABASE_URL is not set")
+        let name = "identity_apple_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let admin = PostgresClient(configuration: PostgresConfiguration(url: base, poolSize: 1), logger: Logger(label: "test"))
+        do {
+            try await admin.execute("CREATE DATABASE \(name)")
+        } catch {
+            await admin.shutdown()
+            throw error
+        }
+        await admin.shutdown()
+        var components = try #require(URLComponents(string: base))
+        components.path = "/" + name
+        return try #require(components.string)
     }
 
     struct ClientSecretClaims: JWTPayload {
@@ -33,7 +55,7 @@ import Testing
     }
 
     @Test func aSignInWithACodeExchangesItWithAnES256ClientSecret() async throws {
-        let (environment, key) = try Self.appleRESTEnvironment()
+        let (environment, key) = try await Self.appleRESTEnvironment()
         try await IdentityHarness.run(environment: environment) { harness in
             _ = try await harness.signInApple(subject: uniqueSubject(), code: "code-\(UUID())")
             let exchange = try #require(await harness.mock.callLog.appleTokenExchanges.first)
@@ -51,7 +73,7 @@ import Testing
     }
 
     @Test func theRefreshTokenIsStoredEncrypted() async throws {
-        let (environment, _) = try Self.appleRESTEnvironment()
+        let (environment, _) = try await Self.appleRESTEnvironment()
         try await IdentityHarness.run(environment: environment) { harness in
             let subject = uniqueSubject()
             _ = try await harness.signInApple(subject: subject, code: "code-\(UUID())")
@@ -65,7 +87,7 @@ import Testing
     }
 
     @Test func aRefusedCodeDoesNotFailTheSignIn() async throws {
-        let (environment, _) = try Self.appleRESTEnvironment()
+        let (environment, _) = try await Self.appleRESTEnvironment()
         try await IdentityHarness.run(environment: environment) { harness in
             let result = try await harness.signInApple(subject: uniqueSubject(), code: "invalid-code")
             #expect(result.isNewUser)
@@ -73,7 +95,7 @@ import Testing
     }
 
     @Test func deletingAUserRevokesItsAppleAuthorization() async throws {
-        let (environment, _) = try Self.appleRESTEnvironment()
+        let (environment, _) = try await Self.appleRESTEnvironment()
         try await IdentityHarness.run(environment: environment) { harness in
             let user = try await harness.signInApple(subject: uniqueSubject(), code: "code-\(UUID())").user
             let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
@@ -85,7 +107,7 @@ import Testing
     }
 
     @Test func aFailedRevocationIsRetriedAndNeverBlocksTheDeletion() async throws {
-        let (environment, _) = try Self.appleRESTEnvironment()
+        let (environment, _) = try await Self.appleRESTEnvironment()
         try await IdentityHarness.run(environment: environment) { harness in
             let user = try await harness.signInApple(subject: uniqueSubject(), code: "code-\(UUID())").user
             let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
@@ -101,7 +123,7 @@ import Testing
     }
 
     @Test func unlinkingAppleRevokesItsAuthorization() async throws {
-        let (environment, _) = try Self.appleRESTEnvironment()
+        let (environment, _) = try await Self.appleRESTEnvironment()
         try await IdentityHarness.run(environment: environment) { harness in
             let email = uniqueEmail()
             let user = try await harness.signInApple(subject: uniqueSubject(), email: email, code: "code-\(UUID())").user

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceProtocol
 
 /// A user as the API shows it (DESIGN.md section 6), plus `identities` where asked for.
 public struct User: Sendable, Codable, Equatable {

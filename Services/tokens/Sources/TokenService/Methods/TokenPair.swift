@@ -25,10 +25,3 @@ public struct TokenPair: Codable, Sendable, Hashable {
         case isAdmin = "is_admin"
     }
 }
-
-/// Times on the wire: RFC 3339 UTC with whole seconds.
-enum RFC3339 {
-    static func string(_ date: Date) -> String {
-        date.formatted(.iso8601)
-    }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceProtocol
 import JWTKit
 
 /// Builds token pairs: signs an access token for a session and pairs it with a refresh token.
@@ -35,7 +36,7 @@ struct AccessTokenIssuer: Sendable {
             tokenType: "Bearer",
             expiresIn: max(0, Int(expiresAt.timeIntervalSince(issuedAt))),
             refreshToken: refreshToken.text,
-            refreshExpiresAt: RFC3339.string(session.expiresAt),
+            refreshExpiresAt: RFC3339.format(session.expiresAt),
             sessionID: session.sessionID,
             userID: session.userID,
             isAdmin: session.isAdmin)

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceProtocol
 import Postgres
 
 /// Sessions in Postgres: creating one with its first refresh token, listing, and marking
@@ -38,9 +39,9 @@ struct SessionStore: Sendable {
         return try rows.map { row in
             SessionSummary(
                 id: try row.decode("id"), deviceName: try row.decode("device_name"),
-                createdAt: RFC3339.string(try row.decode("created_at")),
-                lastUsedAt: RFC3339.string(try row.decode("last_used_at")),
-                expiresAt: RFC3339.string(try row.decode("expires_at")))
+                createdAt: RFC3339.format(try row.decode("created_at")),
+                lastUsedAt: RFC3339.format(try row.decode("last_used_at")),
+                expiresAt: RFC3339.format(try row.decode("expires_at")))
         }
     }
 

@@ -1,25 +1,26 @@
 import Foundation
 
-/// Times on the wire: RFC 3339 in UTC with milliseconds, e.g. `2026-11-22T10:04:05.123Z`.
-enum RFC3339 {
-    static func format(_ date: Date) -> String {
+/// Times on the wire, in every service's params and results: RFC 3339 in UTC with
+/// milliseconds, e.g. `2026-11-22T10:04:05.123Z`.
+public enum RFC3339 {
+    public static func format(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
     }
 
-    static func parse(_ text: String) -> Date? {
+    public static func parse(_ text: String) -> Date? {
         (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt).parse(text))
             ?? (try? Date.ISO8601FormatStyle(timeZone: .gmt).parse(text))
     }
 }
 
 extension KeyedEncodingContainer {
-    mutating func encodeTimestamp(_ date: Date?, forKey key: Key) throws {
+    public mutating func encodeTimestamp(_ date: Date?, forKey key: Key) throws {
         try self.encode(date.map(RFC3339.format), forKey: key)
     }
 }
 
 extension KeyedDecodingContainer {
-    func decodeTimestamp(forKey key: Key) throws -> Date {
+    public func decodeTimestamp(forKey key: Key) throws -> Date {
         let text = try self.decode(String.self, forKey: key)
         guard let date = RFC3339.parse(text) else {
             throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not an RFC 3339 time")
@@ -27,7 +28,7 @@ extension KeyedDecodingContainer {
         return date
     }
 
-    func decodeTimestampIfPresent(forKey key: Key) throws -> Date? {
+    public func decodeTimestampIfPresent(forKey key: Key) throws -> Date? {
         guard let text = try self.decodeIfPresent(String.self, forKey: key) else { return nil }
         guard let date = RFC3339.parse(text) else {
             throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not an RFC 3339 time")
