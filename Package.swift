@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
     ],
     targets: [
         // C libraries.
@@ -75,7 +76,11 @@ let package = Package(
             path: "Services/content-state/Sources/content-state"),
         .target(
             name: "Gateway",
-            dependencies: ["ServiceKit", hummingbird, .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: [
+                "ServiceKit", hummingbird, jwt, crypto,
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            ],
             path: "Services/gateway/Sources/Gateway"),
         .executableTarget(name: "gateway", dependencies: ["Gateway", "ServiceKit"], path: "Services/gateway/Sources/gateway"),
 
@@ -117,6 +122,9 @@ let package = Package(
         .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "MockIdentityProvider", "Postgres", jwt, logging]),
         .testTarget(name: "TokenServiceTests", dependencies: ["TokenService", "TestSupport", jwt]),
         .testTarget(name: "ContentStateServiceTests", dependencies: ["ContentStateService"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["TestSupport", httpClient, nio, .product(name: "NIOFoundationCompat", package: "swift-nio")]),
     ]
 )
 

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// One of the project's executables running as a child process, with its output in files.
-public final class ServiceProcess {
+public final class ServiceProcess: @unchecked Sendable {
     public let name: String
     public let process = Process()
     public let stdoutURL: URL

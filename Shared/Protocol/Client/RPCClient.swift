@@ -96,6 +96,34 @@ public final class RPCClient: Service, Sendable {
     public func call<Params: Encodable & Sendable, Result: Decodable & Sendable>(
         _ method: String, _ params: Params, as resultType: Result.Type = Result.self, options: CallOptions = CallOptions()
     ) async throws -> Result {
+        let paramsJSON: Data
+        do {
+            paramsJSON = try JSONCoders.encoder.encode(params)
+        } catch {
+            throw RPCError.badRequest("Parameters of \(method) cannot be encoded")
+        }
+        return try await self.perform(method, options: options) { connection, deadline in
+            try await connection.send(
+                method, paramsJSON: paramsJSON, deadline: deadline, requestID: options.requestID
+            ) { try JSONCoders.decoder.decode(Result.self, from: $0) }
+        }
+    }
+
+    /// Calls `method` with parameters that are already a JSON object and returns the result's
+    /// JSON bytes as the server sent them: for a caller that passes results through (the
+    /// gateway) without decoding and encoding them again.
+    public func callJSON(_ method: String, params paramsJSON: Data, options: CallOptions = CallOptions()) async throws -> ByteBuffer {
+        try await self.perform(method, options: options) { connection, deadline in
+            try await connection.send(method, paramsJSON: paramsJSON, deadline: deadline, requestID: options.requestID) { $0 }
+        }
+    }
+
+    /// Runs one call on healthy connections, round robin, moving to another connection only
+    /// when that is safe (see the type's documentation).
+    private func perform<Result: Sendable>(
+        _ method: String, options: CallOptions,
+        _ send: (RPCClientConnection, ContinuousClock.Instant) async throws -> Result
+    ) async throws -> Result {
         let deadline = ContinuousClock.now + (options.timeout ?? self.configuration.callTimeout)
         var tried: Set<ObjectIdentifier> = []
         var lastError: RPCError?
@@ -103,8 +131,7 @@ public final class RPCClient: Service, Sendable {
             guard let connection = try await self.connection(excluding: tried, until: deadline) else { break }
             tried.insert(ObjectIdentifier(connection))
             do {
-                return try await connection.send(
-                    method, params, as: Result.self, deadline: deadline, requestID: options.requestID)
+                return try await send(connection, deadline)
             } catch RPCCallFailure.notSent {
                 lastError = self.unavailable("could not send to")
             } catch RPCCallFailure.connectionLost {

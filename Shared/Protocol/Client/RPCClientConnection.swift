@@ -50,22 +50,33 @@ final class RPCClientConnection: Sendable {
     func send<Params: Encodable & Sendable, Result: Decodable & Sendable>(
         _ method: String, _ params: Params, as resultType: Result.Type, deadline: ContinuousClock.Instant, requestID: String?
     ) async throws -> Result {
-        let remaining = deadline - .now
-        guard remaining > .zero else { throw RPCCallFailure.deadlineExceeded }
-        let id = self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         let paramsJSON: Data
         do {
             paramsJSON = try JSONCoders.encoder.encode(params)
         } catch {
             throw RPCError.badRequest("Parameters of \(method) cannot be encoded")
         }
+        return try await self.send(method, paramsJSON: paramsJSON, deadline: deadline, requestID: requestID) {
+            try JSONCoders.decoder.decode(Result.self, from: $0)
+        }
+    }
+
+    /// Sends one request whose params are JSON bytes; `decode` turns the result's bytes into
+    /// the caller's value (on the event loop, as the response arrives).
+    func send<Result: Sendable>(
+        _ method: String, paramsJSON: Data, deadline: ContinuousClock.Instant, requestID: String?,
+        decode: @escaping @Sendable (ByteBuffer) throws -> Result
+    ) async throws -> Result {
+        let remaining = deadline - .now
+        guard remaining > .zero else { throw RPCCallFailure.deadlineExceeded }
+        let id = self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         let frame = EnvelopeWriter.request(
             id: id, method: method, params: paramsJSON,
             deadlineMs: UInt64(max(1, remaining.milliseconds.rounded(.up))), requestID: requestID)
         let promise = self.channel.eventLoop.makePromise(of: (any Sendable).self)
         let nanoseconds = Int64(remaining.milliseconds * 1_000_000)
         let call = RPCOutboundCall(
-            id: id, frame: frame, decodeResult: { try JSONCoders.decoder.decode(Result.self, from: $0) },
+            id: id, frame: frame, decodeResult: { try decode($0) },
             promise: promise, deadline: .now() + .nanoseconds(nanoseconds))
         self.channel.writeAndFlush(call).whenFailure { _ in
             promise.fail(RPCCallFailure.notSent)

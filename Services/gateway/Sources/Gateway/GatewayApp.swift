@@ -1,5 +1,7 @@
+import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import Redis
 import ServiceKit
 import ServiceLifecycle
@@ -18,44 +20,57 @@ public enum GatewayApp {
         let configuration = try GatewayConfiguration(env)
         let redis = try await BackendBootstrap.redis(env, logger: logger)
         let backends = Backends(configuration: configuration, logger: logger)
-        let router = Router()
-        router.add(middleware: RequestIDMiddleware())
-        router.add(middleware: ErrorMiddleware())
-        router.add(middleware: BodyLimitMiddleware(maxBodyBytes: configuration.maxBodyBytes))
-        router.get("/healthz") { _, _ in
-            HealthResponse(status: "ok")
-        }
+        let router = self.router(configuration: configuration, redis: redis, backends: backends, logger: logger)
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: name),
             logger: logger)
         return [ShutdownAction { await redis.shutdown() }] + backends.all + [app]
     }
-}
 
-/// The body of `/healthz`.
-struct HealthResponse: ResponseEncodable {
-    var status: String
-}
-
-/// The pooled RPC clients of the three backends.
-struct Backends: Sendable {
-    let identity: RPCClient
-    let tokens: RPCClient
-    let contentState: RPCClient
-
-    init(configuration: GatewayConfiguration, logger: Logger) {
-        func client(_ service: String, _ endpoints: [RPCEndpoint]) -> RPCClient {
-            RPCClient(
-                configuration: .init(
-                    endpoints: endpoints, serviceName: service, callerName: GatewayApp.name,
-                    serviceToken: configuration.common.serviceToken),
-                logger: logger)
+    static func router(
+        configuration: GatewayConfiguration, redis: RedisClient, backends: Backends, logger: Logger
+    ) -> Router<GatewayRequestContext> {
+        let router = Router(context: GatewayRequestContext.self)
+        router.add(middleware: RequestIDMiddleware())
+        router.add(middleware: ErrorMiddleware())
+        if !configuration.corsAllowedOrigins.isEmpty {
+            router.add(middleware: OriginCORSMiddleware(allowedOrigins: Set(configuration.corsAllowedOrigins)))
         }
-        self.identity = client("identity", configuration.identityEndpoints)
-        self.tokens = client("tokens", configuration.tokensEndpoints)
-        self.contentState = client("content-state", configuration.contentStateEndpoints)
-    }
+        router.add(middleware: BodyLimitMiddleware(maxBodyBytes: configuration.maxBodyBytes))
 
-    var all: [any Service] { [self.identity, self.tokens, self.contentState] }
+        let keys = SigningKeyCache(tokens: backends.tokens, logger: logger)
+        let orchestration = Orchestration(backends: backends)
+        let rateLimiter = RateLimiter(redis: redis, trustForwardedFor: configuration.trustForwardedFor)
+
+        OperationsRoutes(redis: redis, backends: backends).add(to: router)
+        router.get(".well-known/jwks.json") { _, _ in
+            var response = jsonResponse(try await keys.document())
+            response.headers[.cacheControl] = "public, max-age=300"
+            return response
+        }
+
+        let auth = AuthRoutes(
+            orchestration: orchestration, backends: backends, rateLimiter: rateLimiter,
+            limits: configuration.rateLimits, maxBodyBytes: configuration.maxBodyBytes)
+        let api = router.group("api/v1")
+        auth.addPublic(to: api)
+        let authenticated = api.group()
+            .add(
+                middleware: AuthMiddleware(
+                    verifier: AccessTokenVerifier(
+                        keys: keys, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience,
+                        leeway: configuration.clockLeeway),
+                    revocations: RevocationChecker(redis: redis, failOpen: configuration.revocationFailOpen),
+                    deletionRetryPath: "/api/v1/auth/account"))
+        auth.addAuthenticated(to: authenticated)
+        ContentRoutes(contentState: backends.contentState, maxBodyBytes: configuration.maxBodyBytes).add(to: authenticated)
+
+        AdminRoutes(
+            configuration: configuration.admin, redis: redis, backends: backends, orchestration: orchestration,
+            rateLimiter: rateLimiter, loginLimitPerMinute: configuration.rateLimits.adminLoginPerMinute,
+            maxBodyBytes: configuration.maxBodyBytes
+        ).add(to: router)
+        return router
+    }
 }

@@ -10,15 +10,48 @@ public struct GatewayConfiguration: Sendable {
     public var tokensEndpoints: [RPCEndpoint]
     public var contentStateEndpoints: [RPCEndpoint]
     public var maxBodyBytes: Int
+    /// Pinned when verifying access tokens: the same values `tokens` signs with.
+    public var jwtIssuer: String
+    public var jwtAudience: String
+    /// Let authenticated requests through when Redis cannot be asked (default: fail closed).
+    public var revocationFailOpen: Bool
+    /// Requests per minute per client IP; 0 turns a limit off.
+    public var rateLimits: RateLimits
+    /// Browser origins allowed by CORS; empty: no CORS headers.
+    public var corsAllowedOrigins: [String]
+    /// Take the client IP from the last `X-Forwarded-For` entry (behind a trusted proxy).
+    public var trustForwardedFor: Bool
+    public var admin: AdminConfiguration
+    /// Seconds an access token may be past `exp` or before `iat` because of clock skew.
+    public var clockLeeway: Int
+
+    public struct RateLimits: Sendable {
+        public var signInPerMinute: Int
+        public var refreshPerMinute: Int
+        public var adminLoginPerMinute: Int
+    }
 
     public init(_ env: EnvironmentReader) throws {
-        self.common = try CommonConfiguration(env, defaultRPCPort: 0, defaultOpsPort: 0)
+        let common = try CommonConfiguration(env, defaultRPCPort: 0, defaultOpsPort: 0)
+        self.common = common
+        let production = common.environment == .production
         self.httpHost = env.string("HTTP_HOST", default: "0.0.0.0")
         self.httpPort = try env.port("HTTP_PORT", default: 8080)
         self.identityEndpoints = try Self.endpoints(env, "IDENTITY_ENDPOINTS", default: "127.0.0.1:7001")
         self.tokensEndpoints = try Self.endpoints(env, "TOKENS_ENDPOINTS", default: "127.0.0.1:7002")
         self.contentStateEndpoints = try Self.endpoints(env, "CONTENT_STATE_ENDPOINTS", default: "127.0.0.1:7003")
         self.maxBodyBytes = try env.int("MAX_BODY_BYTES", default: 65536, range: 1024...(16 << 20))
+        self.jwtIssuer = production ? try env.required("JWT_ISSUER") : env.string("JWT_ISSUER", default: "latchkey")
+        self.jwtAudience = production ? try env.required("JWT_AUDIENCE") : env.string("JWT_AUDIENCE", default: "latchkey-app")
+        self.revocationFailOpen = try env.bool("REVOCATION_FAIL_OPEN", default: false)
+        self.rateLimits = RateLimits(
+            signInPerMinute: try env.int("RATE_LIMIT_SIGNIN_PER_MIN", default: 120),
+            refreshPerMinute: try env.int("RATE_LIMIT_REFRESH_PER_MIN", default: 300),
+            adminLoginPerMinute: try env.int("RATE_LIMIT_ADMIN_LOGIN_PER_MIN", default: 10))
+        self.corsAllowedOrigins = env.list("CORS_ALLOWED_ORIGINS")
+        self.trustForwardedFor = try env.bool("TRUST_X_FORWARDED_FOR", default: false)
+        self.admin = try AdminConfiguration(env, environment: common.environment)
+        self.clockLeeway = try env.int("TOKEN_CLOCK_LEEWAY", default: 30, range: 0...300)
     }
 
     private static func endpoints(_ env: EnvironmentReader, _ name: String, default defaultValue: String) throws -> [RPCEndpoint] {
@@ -27,5 +60,39 @@ public struct GatewayConfiguration: Sendable {
         } catch {
             throw ConfigurationError.invalid(name, "a comma list of host:port")
         }
+    }
+}
+
+/// How the admin surface authenticates: a bcrypt hash (`ADMIN_PASSWORD_HASH`), or in
+/// development a plain `ADMIN_PASSWORD`. With neither, admin login is refused.
+public struct AdminConfiguration: Sendable {
+    public enum Credential: Sendable {
+        case bcryptHash(String)
+        case plainPassword(String)
+        case none
+    }
+
+    public var credential: Credential
+    /// How long an admin session lives (`ADMIN_SESSION_TTL`, seconds).
+    public var sessionTTL: Int
+    /// Whether the cookie carries `Secure` (everywhere but development).
+    public var secureCookie: Bool
+
+    public init(_ env: EnvironmentReader, environment: DeploymentEnvironment) throws {
+        if let hash = env.optional("ADMIN_PASSWORD_HASH") {
+            guard hash.hasPrefix("$2"), hash.utf8.count == 60 else {
+                throw ConfigurationError.invalid("ADMIN_PASSWORD_HASH", "a bcrypt hash ($2b$12$..., 60 characters)")
+            }
+            self.credential = .bcryptHash(hash)
+        } else if let password = env.optional("ADMIN_PASSWORD") {
+            guard environment == .development else {
+                throw ConfigurationError.insecure("ADMIN_PASSWORD", "is accepted in development only; set ADMIN_PASSWORD_HASH (bcrypt)")
+            }
+            self.credential = .plainPassword(password)
+        } else {
+            self.credential = .none
+        }
+        self.sessionTTL = try env.int("ADMIN_SESSION_TTL", default: 28_800, range: 60...604_800)
+        self.secureCookie = environment != .development
     }
 }

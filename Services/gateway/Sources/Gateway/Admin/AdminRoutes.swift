@@ -1,0 +1,183 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdBcrypt
+import NIOCore
+import NIOPosix
+import Redis
+import ServiceProtocol
+
+/// The admin surface: a password login that opens a cookie session (stored in Redis only as
+/// a SHA-256 hash, with a TTL), and the user administration API behind it.
+struct AdminRoutes: Sendable {
+    let configuration: AdminConfiguration
+    let redis: RedisClient
+    let backends: Backends
+    let orchestration: Orchestration
+    let rateLimiter: RateLimiter
+    let loginLimitPerMinute: Int
+    let maxBodyBytes: Int
+
+    static let cookieName = "admin_session"
+
+    func add(to router: Router<GatewayRequestContext>) {
+        let admin = router.group("admin")
+        admin.post("login") { request, context in
+            try await self.rateLimiter.check("admin_login", limit: self.loginLimitPerMinute, request: request, context: context)
+            let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
+            guard let password = body["password"]?.stringValue, !password.isEmpty, password.utf8.count <= 1024 else {
+                throw APIError.badRequest("password is required")
+            }
+            guard try await self.passwordMatches(password) else {
+                context.logger.warning("Admin login refused")
+                throw APIError(.unauthorized, .unauthorized, "Wrong password")
+            }
+            let token = Self.newSessionToken()
+            try await self.store { try await self.redis.command(["SET", Self.key(token), "1", "EX", "\(self.configuration.sessionTTL)"]) }
+            context.logger.info("Admin signed in")
+            var response = Response(status: .noContent)
+            response.headers[.setCookie] = self.cookie(value: token, maxAge: self.configuration.sessionTTL)
+            return response
+        }
+        admin.post("logout") { request, _ in
+            if let token = Self.sessionToken(request) {
+                try await self.store { try await self.redis.command(["DEL", Self.key(token)]) }
+            }
+            var response = Response(status: .noContent)
+            response.headers[.setCookie] = self.cookie(value: "", maxAge: 0)
+            return response
+        }
+
+        let api = admin.group("api").add(middleware: AdminSessionMiddleware(redis: self.redis))
+        api.get("users") { request, context in
+            var params: JSONObject = [:]
+            for name in ["query", "cursor"] {
+                if let value = request.uri.queryParameters[Substring(name)] { params[name] = .string(String(value)) }
+            }
+            try ContentRoutes.copyLimit(request, into: &params)
+            let page = try await self.backends.identity.call(
+                "identity.listUsers", params, as: UserPage.self, options: Backends.options(context, idempotent: true))
+            return try jsonResponse(page)
+        }
+        api.post("users/:id/deactivate") { _, context in
+            let user = try await self.orchestration.deactivate(try Self.userID(context), context: context)
+            return try jsonResponse(PublicUser.Public(user: user, includeActive: true))
+        }
+        api.post("users/:id/activate") { _, context in
+            let user = try await self.backends.identity.call(
+                "identity.setActive",
+                ["user_id": .string(try Self.userID(context).uuidString.lowercased()), "active": .bool(true)] as JSONObject,
+                as: PublicUser.self, options: Backends.options(context, idempotent: true))
+            return try jsonResponse(PublicUser.Public(user: user, includeActive: true))
+        }
+        api.post("users/:id/revoke-sessions") { _, context in
+            let result = try await self.backends.tokens.callJSON(
+                "tokens.revokeAll", params: try (["user_id": .string(try Self.userID(context).uuidString.lowercased())] as JSONObject).encoded(),
+                options: Backends.options(context, idempotent: true))
+            return jsonResponse(result)
+        }
+        api.delete("users/:id") { _, context in
+            try await self.orchestration.deleteUser(try Self.userID(context), context: context)
+            return Response(status: .noContent)
+        }
+    }
+
+    /// bcrypt is slow by design: checked on the blocking pool, never on an event loop.
+    private func passwordMatches(_ password: String) async throws -> Bool {
+        switch self.configuration.credential {
+        case .bcryptHash(let hash):
+            return try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+        case .plainPassword(let expected):
+            // Equal-length digests compared in constant time.
+            let a = SHA256.hash(data: Data(password.utf8))
+            let b = SHA256.hash(data: Data(expected.utf8))
+            return a == b
+        case .none:
+            throw APIError(.forbidden, .forbidden, "The admin surface is not configured (set ADMIN_PASSWORD_HASH)")
+        }
+    }
+
+    private func store(_ body: () async throws -> RedisValue) async throws {
+        do {
+            _ = try await body()
+        } catch {
+            throw APIError(.serviceUnavailable, .serviceUnavailable, "The service is temporarily unavailable, please retry")
+        }
+    }
+
+    private func cookie(value: String, maxAge: Int) -> String {
+        var cookie = "\(Self.cookieName)=\(value); Path=/admin; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
+        if self.configuration.secureCookie { cookie += "; Secure" }
+        return cookie
+    }
+
+    static func newSessionToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The Redis key of a session: only the hash of the cookie value is stored.
+    static func key(_ token: String) -> String {
+        "latchkey:admin:session:" + SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func sessionToken(_ request: Request) -> String? {
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == Self.cookieName {
+                    let value = parts[1].trimmingCharacters(in: .whitespaces)
+                    return value.isEmpty || value.utf8.count > 128 ? nil : value
+                }
+            }
+        }
+        return nil
+    }
+
+    static func userID(_ context: GatewayRequestContext) throws -> UUID {
+        guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound }
+        return id
+    }
+}
+
+/// Requires a live admin session cookie.
+struct AdminSessionMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+    let redis: RedisClient
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let token = AdminRoutes.sessionToken(request) else {
+            throw APIError(.unauthorized, .unauthorized, "Admin sign-in required")
+        }
+        let exists: Int
+        do {
+            exists = try await self.redis.command(["EXISTS", AdminRoutes.key(token)]).intValue ?? 0
+        } catch {
+            throw APIError(.serviceUnavailable, .serviceUnavailable, "The service is temporarily unavailable, please retry")
+        }
+        guard exists == 1 else { throw APIError(.unauthorized, .unauthorized, "Admin sign-in required") }
+        var context = context
+        context.logger[metadataKey: "admin"] = "true"
+        return try await next(request, context)
+    }
+}
+
+/// `identity.listUsers`' page, shown with `is_active`.
+struct UserPage: Codable, Sendable {
+    var users: [PublicUser]
+    var nextCursor: String?
+
+    enum CodingKeys: String, CodingKey {
+        case users
+        case nextCursor = "next_cursor"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.users.map { PublicUser.Public(user: $0, includeActive: true) }, forKey: .users)
+        try container.encode(self.nextCursor, forKey: .nextCursor)
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import JWTKit
+import Logging
+import NIOCore
+import ServiceProtocol
+
+/// The claims `tokens` puts in an access token (docs/protocol.md, tokens).
+struct AccessTokenClaims: JWTPayload {
+    var iss: IssuerClaim
+    var aud: AudienceClaim
+    var sub: SubjectClaim
+    var sid: String
+    var iat: IssuedAtClaim
+    var exp: ExpirationClaim
+    var jti: IDClaim
+    var adm: Bool?
+
+    /// The time checks need the gateway's leeway; `AccessTokenVerifier` makes them.
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// What a verified access token says.
+struct VerifiedToken: Sendable {
+    var caller: Caller
+    var issuedAt: Int
+}
+
+/// Verifies access tokens locally with the keys `tokens.jwks` publishes: the signature (with
+/// the algorithm of the key the `kid` names), `iss` and `aud` pinned, `exp` and `iat` with a
+/// small leeway. Revocation is `RevocationChecker`'s job.
+struct AccessTokenVerifier: Sendable {
+    let keys: SigningKeyCache
+    let issuer: String
+    let audience: String
+    let leeway: Int
+
+    /// The verified caller; `APIError.unauthorized` for any defect (the reason goes to the log
+    /// at debug level only), `service_unavailable` when the keys cannot be fetched.
+    func verify(_ token: String, logger: Logger) async throws -> VerifiedToken {
+        guard token.utf8.count <= 8192 else { throw APIError.unauthorized }
+        let claims: AccessTokenClaims
+        do {
+            claims = try await self.keys.verify(token)
+        } catch let error as RPCError {
+            throw error
+        } catch {
+            logger.debug("Access token refused", metadata: ["reason": "\(error)"])
+            throw APIError.unauthorized
+        }
+        let now = Date().timeIntervalSince1970
+        let leeway = Double(self.leeway)
+        guard claims.iss.value == self.issuer, claims.aud.value.contains(self.audience),
+            claims.exp.value.timeIntervalSince1970 + leeway > now,
+            claims.iat.value.timeIntervalSince1970 - leeway <= now,
+            let userID = UUID(uuidString: claims.sub.value), let sessionID = UUID(uuidString: claims.sid)
+        else {
+            logger.debug("Access token refused: claims")
+            throw APIError.unauthorized
+        }
+        return VerifiedToken(
+            caller: Caller(userID: userID, sessionID: sessionID, isAdmin: claims.adm ?? false),
+            issuedAt: Int(claims.iat.value.timeIntervalSince1970))
+    }
+}
+
+/// The public keys of `tokens`, fetched with `tokens.jwks`: cached, refetched when a token
+/// names an unknown `kid` (at most once per `refetchInterval`, so tokens with made-up kids
+/// cannot make the gateway hammer `tokens`) and when older than `maximumAge` (so a removed key
+/// stops verifying).
+actor SigningKeyCache {
+    private let tokens: RPCClient
+    private let refetchInterval: Duration
+    private let maximumAge: Duration
+    private let logger: Logger
+    private var collection: JWTKeyCollection?
+    private var json: ByteBuffer?
+    private var fetchedAt: ContinuousClock.Instant?
+    private var fetching: Task<Void, any Error>?
+
+    init(tokens: RPCClient, refetchInterval: Duration = .seconds(1), maximumAge: Duration = .seconds(300), logger: Logger) {
+        self.tokens = tokens
+        self.refetchInterval = refetchInterval
+        self.maximumAge = maximumAge
+        self.logger = logger
+    }
+
+    /// The JWKS document as `tokens` published it, for `/.well-known/jwks.json`.
+    func document() async throws -> ByteBuffer {
+        try await self.current()
+        return self.json ?? ByteBuffer(string: #"{"keys":[]}"#)
+    }
+
+    /// Verifies the token's signature; on an unknown `kid`, refetches once if allowed.
+    func verify(_ token: String) async throws -> AccessTokenClaims {
+        let keys = try await self.current()
+        do {
+            return try await keys.verify(token, as: AccessTokenClaims.self)
+        } catch let error as JWTError where error.errorType == .unknownKID {
+            guard let fetchedAt, ContinuousClock.now - fetchedAt >= self.refetchInterval else { throw error }
+            try await self.fetch()
+            guard let collection else { throw error }
+            return try await collection.verify(token, as: AccessTokenClaims.self)
+        }
+    }
+
+    private func current() async throws -> JWTKeyCollection {
+        if let collection, let fetchedAt, ContinuousClock.now - fetchedAt < self.maximumAge {
+            return collection
+        }
+        try await self.fetch()
+        guard let collection else { throw RPCError(.serviceUnavailable, "No signing keys", retryable: true) }
+        return collection
+    }
+
+    /// One fetch at a time; callers arriving meanwhile wait for it.
+    private func fetch() async throws {
+        if let fetching {
+            return try await fetching.value
+        }
+        let task = Task { try await self.load() }
+        self.fetching = task
+        defer { self.fetching = nil }
+        try await task.value
+    }
+
+    private func load() async throws {
+        let bytes = try await self.tokens.callJSON("tokens.jwks", params: Data("{}".utf8), options: .init(idempotent: true))
+        let jwks: JWKS
+        do {
+            jwks = try JSONDecoder().decode(JWKS.self, from: bytes)
+        } catch {
+            throw RPCError(.internal, "tokens.jwks returned an unreadable key set")
+        }
+        let keys = JWTKeyCollection()
+        try await keys.add(jwks: jwks)
+        self.collection = keys
+        self.json = bytes
+        self.fetchedAt = .now
+        self.logger.info("Signing keys loaded", metadata: ["keys": "\(jwks.keys.count)"])
+    }
+}

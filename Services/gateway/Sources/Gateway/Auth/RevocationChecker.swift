@@ -1,0 +1,45 @@
+import Foundation
+import Logging
+import Redis
+
+/// Reads the revocation copy `tokens` keeps in Redis (docs/revocation.md) for one token.
+struct RevocationChecker: Sendable {
+    let redis: RedisClient
+    /// `REVOCATION_FAIL_OPEN`: when Redis cannot answer (or its copy is incomplete), let the
+    /// request through instead of failing it with 503.
+    let failOpen: Bool
+
+    enum Verdict: Equatable, Sendable {
+        case live
+        /// Revoked; the session key's reason when there is one (`deactivated`, `deleted`, ...).
+        case revoked(reason: String?)
+    }
+
+    func check(_ token: VerifiedToken, logger: Logger) async throws -> Verdict {
+        let sessionKey = "latchkey:revoked:session:\(token.caller.sessionID.uuidString.lowercased())"
+        let userKey = "latchkey:revoked:user:\(token.caller.userID.uuidString.lowercased())"
+        let values: [RedisValue]
+        do {
+            let reply = try await self.redis.command(["MGET", "latchkey:revocations:complete", sessionKey, userKey])
+            guard let array = reply.arrayValue, array.count == 3 else { throw RedisError.protocolError("MGET reply") }
+            values = array
+        } catch {
+            return try self.unknown("Redis unreachable for the revocation check", error: "\(error)", logger: logger)
+        }
+        if values[0].isNull {
+            return try self.unknown("Revocation copy incomplete (marker missing)", error: nil, logger: logger)
+        }
+        if !values[1].isNull { return .revoked(reason: values[1].stringValue) }
+        if let notBefore = values[2].intValue, token.issuedAt < notBefore { return .revoked(reason: nil) }
+        return .live
+    }
+
+    private func unknown(_ message: Logger.Message, error: String?, logger: Logger) throws -> Verdict {
+        if self.failOpen {
+            logger.warning("\(message); letting the request through (REVOCATION_FAIL_OPEN)", metadata: error.map { ["error": "\($0)"] })
+            return .live
+        }
+        logger.error("\(message); failing closed", metadata: error.map { ["error": "\($0)"] })
+        throw APIError(.serviceUnavailable, .serviceUnavailable, "The service is temporarily unavailable, please retry")
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The per-request context: Hummingbird's core, the peer address (for rate limits), and the
+/// caller the auth middleware verified.
+struct GatewayRequestContext: RequestContext, RemoteAddressRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remoteAddress: SocketAddress?
+    /// Set by `AuthMiddleware` on every route that needs a bearer token.
+    var caller: Caller?
+
+    init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress
+    }
+
+    /// The verified caller; routes behind `AuthMiddleware` only.
+    func requireCaller() throws -> Caller {
+        guard let caller else { throw APIError.unauthorized }
+        return caller
+    }
+
+    /// The request id `RequestIDMiddleware` put in the logger, passed to every backend call.
+    var requestID: String? {
+        self.logger[metadataKey: "request.id"].map { "\($0)" }
+    }
+}
+
+/// Whom an access token speaks for.
+struct Caller: Sendable {
+    var userID: UUID
+    var sessionID: UUID
+    var isAdmin: Bool
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import NIOFoundationCompat
+
+/// Any JSON value: how the gateway reads a client's body and picks the members it forwards,
+/// leaving type checks of each member to the backend that owns it (which answers
+/// `bad_request` naming the field).
+enum JSONValue: Codable, Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+
+    var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+}
+
+/// A JSON object under construction: the params of a backend call.
+typealias JSONObject = [String: JSONValue]
+
+extension JSONObject {
+    /// Copies the members named in `keys` that the client sent (a member sent as `null` is
+    /// copied as `null`: for a put, that clears the field; a member left out stays out).
+    mutating func copy(_ keys: [String], from body: JSONObject) {
+        for key in keys {
+            if let value = body[key] { self[key] = value }
+        }
+    }
+
+    /// The params as JSON bytes.
+    func encoded() throws -> Data {
+        try JSONCoding.encoder.encode(self)
+    }
+}
+
+enum JSONCoding {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }()
+}
+
+/// Limits of a client's JSON body (DESIGN.md section 7: inputs are bounded).
+enum JSONBody {
+    /// Deepest nesting accepted; the API's bodies are at most three levels deep.
+    static let maximumDepth = 16
+
+    /// Reads the body as a JSON object: an empty body is `{}` when `optional`. Too large is
+    /// 413; anything but a JSON object, or nesting deeper than `maximumDepth`, is 400.
+    static func object(_ request: Request, limit: Int, optional: Bool = false) async throws -> JSONObject {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw APIError.payloadTooLarge
+        }
+        if buffer.readableBytes == 0 {
+            if optional { return [:] }
+            throw APIError.badRequest("A JSON body is required")
+        }
+        guard Self.depth(of: buffer) <= Self.maximumDepth else {
+            throw APIError.badRequest("The JSON body is nested too deeply")
+        }
+        do {
+            return try JSONDecoder().decode(JSONObject.self, from: buffer)
+        } catch {
+            throw APIError.badRequest("The body must be a JSON object")
+        }
+    }
+
+    /// The deepest bracket nesting in the bytes, ignoring brackets inside strings.
+    static func depth(of buffer: ByteBuffer) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in buffer.readableBytesView {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                deepest = Swift.max(deepest, depth)
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
+    }
+}
+
+/// A `200` (or other) response with JSON bytes as they are: a backend's result passed through.
+func jsonResponse(_ buffer: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
+    Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: buffer))
+}
+
+/// A response with an encoded value.
+func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+    jsonResponse(ByteBuffer(data: try JSONCoding.encoder.encode(value)), status: status)
+}

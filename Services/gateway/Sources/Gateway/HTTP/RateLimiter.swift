@@ -1,0 +1,51 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Redis
+
+/// Per-client-IP limits in Redis (sign-in, refresh, admin login): a counter per IP and
+/// minute window, `INCR` + `EXPIRE` in one round trip, shared by every gateway replica. Over
+/// the limit is 429 `rate_limited` with `Retry-After` (seconds to the next window). When
+/// Redis cannot be asked the request goes through: an outage must not lock everyone out of
+/// signing in, and the limit is a brake on abuse, not an authorization.
+struct RateLimiter: Sendable {
+    let redis: RedisClient
+    /// Take the client IP from `X-Forwarded-For` (set by a trusted proxy in front).
+    let trustForwardedFor: Bool
+
+    func check(_ bucket: String, limit: Int, request: Request, context: GatewayRequestContext) async throws {
+        guard limit > 0 else { return }
+        let client = self.clientIP(request, context)
+        let now = Int(Date().timeIntervalSince1970)
+        let window = now / 60
+        let key = "latchkey:ratelimit:\(bucket):\(client):\(window)"
+        let count: Int
+        do {
+            let replies = try await self.redis.pipeline([["INCR", key], ["EXPIRE", key, "61"]])
+            guard let value = replies.first?.intValue else { throw RedisError.protocolError("INCR reply") }
+            count = value
+        } catch {
+            context.logger.warning("Rate limit not checked: Redis did not answer", metadata: ["error": "\(error)"])
+            return
+        }
+        guard count > limit else { return }
+        let retryAfter = (window + 1) * 60 - now
+        throw APIError(
+            .tooManyRequests, .rateLimited, "Too many requests, please retry in \(retryAfter) seconds",
+            headers: [.retryAfter: "\(retryAfter)"])
+    }
+
+    func clientIP(_ request: Request, _ context: GatewayRequestContext) -> String {
+        if self.trustForwardedFor, let forwarded = request.headers[.xForwardedFor],
+            let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty
+        {
+            return last
+        }
+        return context.remoteAddress?.ipAddress ?? "unknown"
+    }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = Self("X-Forwarded-For")!
+}

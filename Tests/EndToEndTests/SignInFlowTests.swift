@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+
+/// The app's everyday path through the real stack: Apple sign-in, the current user,
+/// favorites and state, refresh with its grace window and reuse detection.
+@Suite("End to end: sign-in, state, refresh", .serialized)
+struct SignInFlowTests {
+    @Test func appleSignInStateRefreshAndReuse() async throws {
+        try await Stack.with(tokensEnvironment: ["REFRESH_REUSE_GRACE": "1"]) { stack in
+            let subject = "apple-\(UUID().uuidString)"
+            let email = "e2e-\(UUID().uuidString.lowercased())@example.com"
+            let token = try await stack.appleToken(subject: subject, email: email)
+            let signIn = try await stack.request(
+                "POST", "/api/v1/auth/apple",
+                body: ["identity_token": token, "full_name": ["given_name": "Ada", "family_name": "Lovelace"], "device_name": "iPhone"])
+            #expect(signIn.status == 200)
+            let json = signIn.json
+            #expect(json["token_type"] as? String == "Bearer")
+            #expect(json["is_new_user"] as? Bool == true)
+            #expect((json["expires_in"] as? Int ?? 0) > 0)
+            let user = try #require(json["user"] as? [String: Any])
+            #expect(user["email"] as? String == email)
+            #expect(user["display_name"] as? String == "Ada Lovelace")
+            #expect(user["providers"] as? [String] == ["apple"])
+            #expect(user["is_active"] == nil)
+            for key in ["id", "email_verified", "is_admin", "created_at", "updated_at"] { #expect(user[key] != nil, "user.\(key)") }
+            let session = try Session(json)
+
+            // A second sign-in of the same identity: the same user, not new, name kept.
+            let again = try await stack.signInApple(subject: subject)
+            #expect(again.userID == session.userID)
+            #expect(again.isNewUser == false)
+
+            let me = try await stack.request("GET", "/api/v1/auth/me", token: session.accessToken)
+            #expect(me.status == 200)
+            #expect(me.json["id"] as? String == session.userID)
+            #expect(me.json["display_name"] as? String == "Ada Lovelace")
+
+            // Favorites: put (with a percent-encoded id), list, toggle, state query, changes, delete.
+            let itemID = "article/42 ü"
+            let path = "/api/v1/favorites/" + itemID.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let put = try await stack.request("PUT", path, body: ["nickname": "later", "position": 3], token: session.accessToken)
+            #expect(put.status == 200)
+            #expect(put.json["item_id"] as? String == itemID)
+            #expect(put.json["nickname"] as? String == "later")
+            #expect(put.json["position"] as? Int == 3)
+            #expect(put.json["favorited_at"] is String)
+            // A put without a body keeps the nickname.
+            let keep = try await stack.request("PUT", path, token: session.accessToken)
+            #expect(keep.json["nickname"] as? String == "later")
+
+            let list = try await stack.request("GET", "/api/v1/favorites?limit=10&order=position", token: session.accessToken)
+            #expect(list.status == 200)
+            let items = try #require(list.json["items"] as? [[String: Any]])
+            #expect(items.map { $0["item_id"] as? String } == [itemID])
+            #expect(list.json["next_cursor"] is NSNull)
+
+            let toggle = try await stack.request("POST", "/api/v1/favorites/b/toggle", token: session.accessToken)
+            #expect(toggle.status == 200)
+            #expect(toggle.json["favorited"] as? Bool == true)
+            #expect(try await stack.request("PUT", "/api/v1/read/b", token: session.accessToken).json["read_at"] is String)
+            #expect(try await stack.request("PUT", "/api/v1/unlikes/c", token: session.accessToken).json["unliked_at"] is String)
+            let batch = try await stack.request(
+                "POST", "/api/v1/read/batch", body: ["item_ids": ["x", "y"], "read": true], token: session.accessToken)
+            #expect(batch.json["updated"] as? Int == 2)
+
+            let query = try await stack.request(
+                "POST", "/api/v1/state/query", body: ["item_ids": ["b", "c", "nothing"]], token: session.accessToken)
+            #expect(query.status == 200)
+            let states = try #require(query.json["items"] as? [String: [String: Bool]])
+            #expect(states["b"] == ["favorited": true, "read": true, "unliked": false])
+            #expect(states["c"] == ["favorited": false, "read": false, "unliked": true])
+            #expect(states["nothing"] == ["favorited": false, "read": false, "unliked": false])
+
+            #expect(try await stack.request("DELETE", path, token: session.accessToken).status == 204)
+            #expect(try await stack.request("DELETE", path, token: session.accessToken).status == 204)  // also when absent
+            #expect(try await stack.request("DELETE", "/api/v1/read/b", token: session.accessToken).status == 204)
+            let reads = try await stack.request("GET", "/api/v1/read", token: session.accessToken)
+            #expect(Set((reads.json["items"] as? [[String: Any]] ?? []).compactMap { $0["item_id"] as? String }) == ["x", "y"])
+            let unlikes = try await stack.request("GET", "/api/v1/unlikes", token: session.accessToken)
+            #expect((unlikes.json["items"] as? [[String: Any]])?.first?["item_id"] as? String == "c")
+
+            let changes = try await stack.request("GET", "/api/v1/state/changes?limit=100", token: session.accessToken)
+            #expect(changes.status == 200)
+            let changed = try #require(changes.json["changes"] as? [[String: Any]])
+            let removed = try #require(changed.first { $0["item_id"] as? String == itemID })
+            #expect(removed["favorited"] as? Bool == false)
+            #expect(changes.json["has_more"] as? Bool == false)
+            let cursor = try #require(changes.json["next_cursor"] as? String)
+            let none = try await stack.request(
+                "GET", "/api/v1/state/changes?since=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
+                token: session.accessToken)
+            #expect((none.json["changes"] as? [Any])?.isEmpty == true)
+
+            // Refresh: a new pair; the same old token again within the grace window gets the same pair.
+            let refreshed = try await stack.request("POST", "/api/v1/auth/refresh", body: ["refresh_token": session.refreshToken])
+            #expect(refreshed.status == 200)
+            let next = try Session(refreshed.json)
+            #expect(next.refreshToken != session.refreshToken)
+            #expect(next.userID == session.userID)
+            #expect(refreshed.json["is_new_user"] == nil)
+            let retry = try await stack.request("POST", "/api/v1/auth/refresh", body: ["refresh_token": session.refreshToken])
+            #expect(try Session(retry.json).refreshToken == next.refreshToken)
+            #expect(try await stack.request("GET", "/api/v1/auth/me", token: next.accessToken).status == 200)
+
+            // After the grace window the old token is reuse: the whole session dies.
+            try await Task.sleep(for: .milliseconds(1600))
+            let reuse = try await stack.request("POST", "/api/v1/auth/refresh", body: ["refresh_token": session.refreshToken])
+            #expect(reuse.status == 401)
+            #expect(reuse.errorCode == "refresh_token_reused")
+            #expect(reuse.header("WWW-Authenticate") == "Bearer")
+            let revoked = try await stack.request("GET", "/api/v1/auth/me", token: next.accessToken)
+            #expect(revoked.status == 401)
+            #expect(revoked.errorCode == "unauthorized")
+            let dead = try await stack.request("POST", "/api/v1/auth/refresh", body: ["refresh_token": next.refreshToken])
+            #expect(dead.errorCode == "invalid_refresh_token")
+        }
+    }
+
+    @Test func jwksRequestIDAndUnknownRoutes() async throws {
+        try await Stack.with { stack in
+            let jwks = try await stack.request("GET", "/.well-known/jwks.json")
+            #expect(jwks.status == 200)
+            let keys = try #require(jwks.json["keys"] as? [[String: Any]])
+            #expect(keys.count == 1)
+            #expect(keys.first?["kid"] is String)
+
+            let echoed = try await stack.request("GET", "/healthz", headers: ["X-Request-ID": "trace-abc-123"])
+            #expect(echoed.header("X-Request-ID") == "trace-abc-123")
+            let generated = try await stack.request("GET", "/healthz")
+            #expect((generated.header("X-Request-ID") ?? "").count >= 16)
+
+            let missing = try await stack.request("GET", "/api/v1/nothing-here", headers: ["X-Request-ID": "trace-404"])
+            #expect(missing.status == 404)
+            #expect(missing.errorCode == "not_found")
+            #expect((missing.json["error"] as? [String: Any])?["request_id"] as? String == "trace-404")
+
+            let ready = try await stack.request("GET", "/readyz")
+            #expect(ready.status == 200)
+            #expect(ready.json["checks"] as? [String: String] == ["redis": "ok", "identity": "ok", "tokens": "ok", "content-state": "ok"])
+
+            // The request id reaches the backends' logs.
+            let session = try await stack.signInApple()
+            _ = try await stack.request(
+                "PUT", "/api/v1/favorites/traced", token: session.accessToken, headers: ["X-Request-ID": "trace-into-backend"])
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(stack.processes["content-state"]?.stdout.contains("trace-into-backend") == true
+                || stack.processes["content-state"]?.stderr.contains("trace-into-backend") == true)
+        }
+    }
+}

@@ -1,0 +1,260 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import TestSupport
+import Testing
+
+/// The whole product as a client meets it: the mock identity provider, identity, tokens,
+/// content-state and the gateway, each its real executable on its own loopback ports, on the
+/// test run's Postgres and Redis. `with` starts it, runs the body and stops every process.
+final class Stack: Sendable {
+    static let appleAudience = "com.example.e2e"
+    static let googleAudience = "e2e-client.apps.googleusercontent.com"
+    static let adminPassword = "correct horse battery staple"
+
+    let gatewayURL: String
+    let mockURL: String
+    let redisURL: String
+    let processes: [String: ServiceProcess]
+    let tokensPorts: [Int]
+
+    private init(gatewayURL: String, mockURL: String, redisURL: String, processes: [String: ServiceProcess], tokensPorts: [Int]) {
+        self.gatewayURL = gatewayURL
+        self.mockURL = mockURL
+        self.redisURL = redisURL
+        self.processes = processes
+        self.tokensPorts = tokensPorts
+    }
+
+    /// Starts the stack (`tokensReplicas` tokens processes), runs `body`, stops everything.
+    static func with<T>(
+        tokensReplicas: Int = 1, gatewayEnvironment: [String: String] = [:], tokensEnvironment: [String: String] = [:],
+        _ body: (Stack) async throws -> T
+    ) async throws -> T {
+        let stack = try await Self.start(
+            tokensReplicas: tokensReplicas, gatewayEnvironment: gatewayEnvironment, tokensEnvironment: tokensEnvironment)
+        do {
+            let result = try await body(stack)
+            await stack.stop()
+            return result
+        } catch {
+            await stack.stop()
+            throw error
+        }
+    }
+
+    private static func start(
+        tokensReplicas: Int, gatewayEnvironment: [String: String], tokensEnvironment: [String: String]
+    ) async throws -> Stack {
+        let databaseURL = try requiredEnvironment("DATABASE_URL")
+        let redisURL = try requiredEnvironment("REDIS_URL")
+        let serviceToken = "e2e-service-token-\(UUID().uuidString)"
+        var processes: [String: ServiceProcess] = [:]
+        do {
+            let mockPort = try freePort()
+            processes["mock-idp"] = try ServiceProcess(
+                "mock-idp", environment: ["MOCK_IDP_HOST": "127.0.0.1", "MOCK_IDP_PORT": "\(mockPort)"])
+            let mockURL = "http://127.0.0.1:\(mockPort)"
+            try await Self.waitForHTTP(mockURL + "/apple/auth/keys")
+
+            let common = [
+                "ENVIRONMENT": "development", "SERVICE_TOKEN": serviceToken, "RPC_HOST": "127.0.0.1",
+                "LOG_LEVEL": "debug", "DATABASE_URL": databaseURL, "REDIS_URL": redisURL,
+            ]
+            func backend(_ name: String, _ extra: [String: String]) throws -> Int {
+                let port = try freePort()
+                var environment = common.merging(extra) { _, new in new }
+                environment["RPC_PORT"] = "\(port)"
+                environment["OPS_PORT"] = "\(try freePort())"
+                processes[name] = try ServiceProcess(name, environment: environment)
+                return port
+            }
+            let identityPort = try backend(
+                "identity",
+                [
+                    "APPLE_AUDIENCES": appleAudience, "GOOGLE_AUDIENCES": googleAudience,
+                    "APPLE_JWKS_URL": mockURL + "/apple/auth/keys", "GOOGLE_JWKS_URL": mockURL + "/google/oauth2/v3/certs",
+                    "GOOGLE_TOKENINFO_URL": mockURL + "/google/tokeninfo", "GOOGLE_USERINFO_URL": mockURL + "/google/userinfo",
+                ])
+            let keysFolder = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-e2e-keys-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: keysFolder, withIntermediateDirectories: true)
+            // One key written before the replicas start, so that they all share it.
+            let keygen = try ServiceProcess("tokens", arguments: ["keygen"], environment: ["SIGNING_KEYS_DIR": keysFolder.path])
+            guard await keygen.waitForExit(timeout: .seconds(30)) == 0 else {
+                throw StackError.failedToStart("tokens keygen: \(keygen.stderr)")
+            }
+            var tokensPorts: [Int] = []
+            for replica in 0..<tokensReplicas {
+                let port = try freePort()
+                var environment = common
+                environment["RPC_PORT"] = "\(port)"
+                environment["OPS_PORT"] = "\(try freePort())"
+                environment["SIGNING_KEYS_DIR"] = keysFolder.path
+                environment.merge(tokensEnvironment) { _, new in new }
+                processes["tokens-\(replica)"] = try ServiceProcess("tokens", environment: environment)
+                tokensPorts.append(port)
+            }
+            let contentPort = try backend("content-state", [:])
+            let httpPort = try freePort()
+            var gateway = common
+            gateway["HTTP_HOST"] = "127.0.0.1"
+            gateway["HTTP_PORT"] = "\(httpPort)"
+            gateway["IDENTITY_ENDPOINTS"] = "127.0.0.1:\(identityPort)"
+            gateway["TOKENS_ENDPOINTS"] = tokensPorts.map { "127.0.0.1:\($0)" }.joined(separator: ",")
+            gateway["CONTENT_STATE_ENDPOINTS"] = "127.0.0.1:\(contentPort)"
+            gateway["ADMIN_PASSWORD"] = adminPassword
+            gateway["LOG_LEVEL"] = "info"
+            gateway.merge(gatewayEnvironment) { _, new in new }
+            processes["gateway"] = try ServiceProcess("gateway", environment: gateway)
+            let stack = Stack(
+                gatewayURL: "http://127.0.0.1:\(httpPort)", mockURL: mockURL, redisURL: redisURL, processes: processes,
+                tokensPorts: tokensPorts)
+            try await stack.waitUntilReady()
+            return stack
+        } catch {
+            for process in processes.values { process.terminate() }
+            throw error
+        }
+    }
+
+    func stop() async {
+        for process in self.processes.values { process.terminate() }
+        for process in self.processes.values {
+            if await process.waitForExit(timeout: .seconds(10)) == nil { kill(process.process.processIdentifier, SIGKILL) }
+        }
+    }
+
+    /// Waits for `/readyz` to say every backend and Redis answer (at most 60 s).
+    private func waitUntilReady() async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            for (name, process) in self.processes where !process.process.isRunning {
+                throw StackError.failedToStart("\(name) exited: \(process.stderr.suffix(2000)) \(process.stdout.suffix(2000))")
+            }
+            if let response = try? await self.request("GET", "/readyz"), response.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let logs = self.processes.map { "\($0.key): \($0.value.stdout.suffix(1500))" }.joined(separator: "\n")
+        throw StackError.failedToStart("not ready in 60 s\n\(logs)")
+    }
+
+    static func waitForHTTP(_ url: String) async throws {
+        for _ in 0..<300 {
+            if let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(1)),
+                response.status.code == 200
+            {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw StackError.failedToStart("\(url) did not answer")
+    }
+
+    // MARK: - Calling the gateway
+
+    struct Reply: Sendable {
+        var status: Int
+        var headers: [(String, String)]
+        var body: ByteBuffer
+
+        /// The body as a JSON object (empty when it is not one).
+        var json: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(buffer: self.body))) as? [String: Any] ?? [:]
+        }
+
+        var errorCode: String? {
+            (self.json["error"] as? [String: Any])?["code"] as? String
+        }
+
+        func header(_ name: String) -> String? {
+            self.headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        }
+    }
+
+    /// One HTTP request to the gateway; `body` is a JSON object (or raw text when a String).
+    func request(
+        _ method: String, _ path: String, body: Any? = nil, token: String? = nil, headers: [String: String] = [:]
+    ) async throws -> Reply {
+        var request = HTTPClientRequest(url: self.gatewayURL + path)
+        request.method = .init(rawValue: method)
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body {
+            let data = try (body as? String).map { Data($0.utf8) } ?? JSONSerialization.data(withJSONObject: body)
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: data))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 16 << 20)
+        return Reply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: bytes)
+    }
+
+    // MARK: - The mock identity provider
+
+    /// A token minted by the mock: `provider` is `apple` or `google`; `claims` are MintRequest's
+    /// members (`sub`, `aud`, `email`, `nonce`, `defect`, ...).
+    func mint(_ provider: String, _ claims: [String: Any]) async throws -> String {
+        var request = HTTPClientRequest(url: self.mockURL + "/mock/\(provider)/identity-token")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: claims)))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        let json = try JSONSerialization.jsonObject(with: Data(buffer: bytes)) as? [String: Any]
+        guard let token = json?["token"] as? String else { throw StackError.failedToStart("mock mint: \(String(buffer: bytes))") }
+        return token
+    }
+
+    func appleToken(subject: String, email: String? = nil, nonce: String? = nil) async throws -> String {
+        var claims: [String: Any] = ["sub": subject, "aud": Self.appleAudience]
+        if let email { claims["email"] = email }
+        if let nonce { claims["nonce"] = nonce }
+        return try await self.mint("apple", claims)
+    }
+
+    func googleToken(subject: String, email: String? = nil) async throws -> String {
+        var claims: [String: Any] = ["sub": subject, "aud": Self.googleAudience]
+        if let email { claims["email"] = email }
+        return try await self.mint("google", claims)
+    }
+
+    /// Signs in with a fresh Apple identity; returns the token response.
+    func signInApple(subject: String = "apple-\(UUID().uuidString)", email: String? = nil, extra: [String: Any] = [:]) async throws -> Session {
+        var body: [String: Any] = ["identity_token": try await self.appleToken(subject: subject, email: email)]
+        body.merge(extra) { _, new in new }
+        let reply = try await self.request("POST", "/api/v1/auth/apple", body: body)
+        guard reply.status == 200 else { throw StackError.unexpected("sign-in: \(reply.status) \(String(buffer: reply.body))") }
+        return try Session(reply.json)
+    }
+}
+
+/// What a sign-in or refresh returned.
+struct Session: Sendable {
+    var accessToken: String
+    var refreshToken: String
+    var userID: String
+    var isNewUser: Bool?
+
+    init(_ json: [String: Any]) throws {
+        guard let access = json["access_token"] as? String, let refresh = json["refresh_token"] as? String,
+            let user = json["user"] as? [String: Any], let id = user["id"] as? String
+        else { throw StackError.unexpected("not a token response: \(json)") }
+        self.accessToken = access
+        self.refreshToken = refresh
+        self.userID = id
+        self.isNewUser = json["is_new_user"] as? Bool
+    }
+}
+
+enum StackError: Error, CustomStringConvertible {
+    case failedToStart(String)
+    case unexpected(String)
+
+    var description: String {
+        switch self {
+        case .failedToStart(let text): "stack failed to start: \(text)"
+        case .unexpected(let text): "unexpected reply: \(text)"
+        }
+    }
+}
