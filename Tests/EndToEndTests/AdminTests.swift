@@ -45,6 +45,9 @@ struct AdminTests {
             #expect(signIn.errorCode == "user_inactive")
             #expect(try await stack.request("POST", "/api/v1/auth/refresh", body: ["refresh_token": user.refreshToken]).status == 401)
 
+            // The user's not-before is the deactivation time rounded up to a whole second (access
+            // tokens carry whole-second `iat`): a token from a new sign-in is live after it.
+            try await Task.sleep(for: .milliseconds(1100))
             let activate = try await stack.request("POST", "/admin/api/users/\(user.userID)/activate", headers: admin)
             #expect(activate.json["is_active"] as? Bool == true)
             let back = try await stack.signInApple(subject: subject)

@@ -77,7 +77,7 @@ struct ErrorCatalogueTests {
         try await Stack.with(
             gatewayEnvironment: ["RATE_LIMIT_SIGNIN_PER_MIN": "2", "RATE_LIMIT_REFRESH_PER_MIN": "0", "ADMIN_PASSWORD": ""]
         ) { stack in
-            // Each test stack's limits are counted in the shared Redis by client IP: start clean.
+            // This stack claims its own client address, so only these calls count.
             let garbage = ["identity_token": "garbage"]
             var statuses: [Int] = []
             var limited: Stack.Reply?

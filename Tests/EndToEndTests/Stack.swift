@@ -18,6 +18,8 @@ final class Stack: Sendable {
     let redisURL: String
     let processes: [String: ServiceProcess]
     let tokensPorts: [Int]
+    /// The client address this stack's requests claim (`X-Forwarded-For`).
+    let clientAddress = "10.\(UInt8.random(in: 0...255)).\(UInt8.random(in: 0...255)).\(UInt8.random(in: 1...254))"
 
     private init(gatewayURL: String, mockURL: String, redisURL: String, processes: [String: ServiceProcess], tokensPorts: [Int]) {
         self.gatewayURL = gatewayURL
@@ -104,6 +106,9 @@ final class Stack: Sendable {
             gateway["TOKENS_ENDPOINTS"] = tokensPorts.map { "127.0.0.1:\($0)" }.joined(separator: ",")
             gateway["CONTENT_STATE_ENDPOINTS"] = "127.0.0.1:\(contentPort)"
             gateway["ADMIN_PASSWORD"] = adminPassword
+            // Rate limits count per client IP in the shared Redis: each stack's client sends
+            // its own forwarded address, so stacks running at once do not share counters.
+            gateway["TRUST_X_FORWARDED_FOR"] = "true"
             gateway["LOG_LEVEL"] = "info"
             gateway.merge(gatewayEnvironment) { _, new in new }
             processes["gateway"] = try ServiceProcess("gateway", environment: gateway)
@@ -179,6 +184,7 @@ final class Stack: Sendable {
         var request = HTTPClientRequest(url: self.gatewayURL + path)
         request.method = .init(rawValue: method)
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        request.headers.add(name: "X-Forwarded-For", value: self.clientAddress)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body {
             let data = try (body as? String).map { Data($0.utf8) } ?? JSONSerialization.data(withJSONObject: body)
