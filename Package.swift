@@ -123,6 +123,12 @@ let package = Package(
         .testTarget(name: "TokenServiceTests", dependencies: ["TokenService", "TestSupport", jwt]),
         .testTarget(name: "ContentStateServiceTests", dependencies: ["ContentStateService"]),
         .testTarget(
+            name: "GatewayTests",
+            dependencies: [
+                "Gateway", "Redis", "ServiceKit", "TestSupport", logging,
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            ]),
+        .testTarget(
             name: "EndToEndTests",
             dependencies: ["TestSupport", httpClient, nio, .product(name: "NIOFoundationCompat", package: "swift-nio")]),
     ]

@@ -149,3 +149,32 @@ struct SignInFlowTests {
         }
     }
 }
+
+/// A signing key added to the shared folder: tokens signs with it, the gateway learns it from
+/// the first token that names it, and tokens signed with the old key keep working.
+@Suite("End to end: key rotation")
+struct KeyRotationTests {
+    static func kid(_ jwt: String) throws -> String {
+        var header = String(jwt.split(separator: ".")[0]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while header.count % 4 != 0 { header += "=" }
+        let json = try JSONSerialization.jsonObject(with: try #require(Data(base64Encoded: header))) as? [String: Any]
+        return try #require(json?["kid"] as? String)
+    }
+
+    @Test func aNewSigningKeyIsUsedAndTheOldOneStillVerifies() async throws {
+        try await Stack.with(tokensEnvironment: ["SIGNING_KEYS_RELOAD_INTERVAL": "1"]) { stack in
+            let before = try await stack.signInApple()
+            #expect(try await stack.request("GET", "/api/v1/auth/me", token: before.accessToken).status == 200)
+            // Keys are named by creation time: wait a moment so the new one is the newest.
+            try await Task.sleep(for: .milliseconds(1100))
+            try await Stack.keygen(into: stack.keysFolder)
+            try await Task.sleep(for: .milliseconds(2500))
+            let after = try await stack.signInApple()
+            #expect(try Self.kid(after.accessToken) != (try Self.kid(before.accessToken)))
+            #expect(try await stack.request("GET", "/api/v1/auth/me", token: after.accessToken).status == 200)
+            #expect(try await stack.request("GET", "/api/v1/auth/me", token: before.accessToken).status == 200)
+            let jwks = try await stack.request("GET", "/.well-known/jwks.json")
+            #expect((jwks.json["keys"] as? [Any])?.count == 2)
+        }
+    }
+}

@@ -18,10 +18,15 @@ final class Stack: Sendable {
     let redisURL: String
     let processes: [String: ServiceProcess]
     let tokensPorts: [Int]
+    /// The signing key folder every tokens replica shares.
+    let keysFolder: URL
     /// The client address this stack's requests claim (`X-Forwarded-For`).
     let clientAddress = "10.\(UInt8.random(in: 0...255)).\(UInt8.random(in: 0...255)).\(UInt8.random(in: 1...254))"
 
-    private init(gatewayURL: String, mockURL: String, redisURL: String, processes: [String: ServiceProcess], tokensPorts: [Int]) {
+    private init(
+        gatewayURL: String, mockURL: String, redisURL: String, processes: [String: ServiceProcess], tokensPorts: [Int], keysFolder: URL
+    ) {
+        self.keysFolder = keysFolder
         self.gatewayURL = gatewayURL
         self.mockURL = mockURL
         self.redisURL = redisURL
@@ -82,10 +87,7 @@ final class Stack: Sendable {
             let keysFolder = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-e2e-keys-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: keysFolder, withIntermediateDirectories: true)
             // One key written before the replicas start, so that they all share it.
-            let keygen = try ServiceProcess("tokens", arguments: ["keygen"], environment: ["SIGNING_KEYS_DIR": keysFolder.path])
-            guard await keygen.waitForExit(timeout: .seconds(30)) == 0 else {
-                throw StackError.failedToStart("tokens keygen: \(keygen.stderr)")
-            }
+            try await Self.keygen(into: keysFolder)
             var tokensPorts: [Int] = []
             for replica in 0..<tokensReplicas {
                 let port = try freePort()
@@ -114,12 +116,20 @@ final class Stack: Sendable {
             processes["gateway"] = try ServiceProcess("gateway", environment: gateway)
             let stack = Stack(
                 gatewayURL: "http://127.0.0.1:\(httpPort)", mockURL: mockURL, redisURL: redisURL, processes: processes,
-                tokensPorts: tokensPorts)
+                tokensPorts: tokensPorts, keysFolder: keysFolder)
             try await stack.waitUntilReady()
             return stack
         } catch {
             for process in processes.values { process.terminate() }
             throw error
+        }
+    }
+
+    /// `tokens keygen`: a new signing key in the folder, which the replicas pick up and sign with.
+    static func keygen(into folder: URL) async throws {
+        let keygen = try ServiceProcess("tokens", arguments: ["keygen"], environment: ["SIGNING_KEYS_DIR": folder.path])
+        guard await keygen.waitForExit(timeout: .seconds(30)) == 0 else {
+            throw StackError.failedToStart("tokens keygen: \(keygen.stderr)")
         }
     }
 

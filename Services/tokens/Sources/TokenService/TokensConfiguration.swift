@@ -22,8 +22,9 @@ public struct TokensConfiguration: Sendable {
     public var cleanupInterval: Duration = .seconds(60)
     /// Rows deleted per statement by the cleanup.
     public var cleanupBatchSize: Int = 500
-    /// How often the key folder is read again (keys added by `tokens keygen` are picked up).
-    public var keyReloadInterval: Duration = .seconds(10)
+    /// How often the key folder is read again (keys added by `tokens keygen` are picked up):
+    /// `SIGNING_KEYS_RELOAD_INTERVAL` seconds, default 10.
+    public var keyReloadInterval: Duration
     /// How often the Redis revocation marker is checked.
     public var reseedInterval: Duration = .seconds(1)
 
@@ -48,6 +49,7 @@ public struct TokensConfiguration: Sendable {
         self.accessTokenTTL = try env.seconds("ACCESS_TOKEN_TTL", default: 900, range: 10...86_400)
         self.refreshTokenTTL = try env.seconds("REFRESH_TOKEN_TTL", default: 2_592_000, range: 60...31_536_000)
         self.reuseGrace = try env.seconds("REFRESH_REUSE_GRACE", default: 10, range: 0...3_600)
+        self.keyReloadInterval = try env.seconds("SIGNING_KEYS_RELOAD_INTERVAL", default: 10, range: 1...3_600)
     }
 }
 

@@ -29,7 +29,7 @@ struct AdminRoutes: Sendable {
             guard let password = body["password"]?.stringValue, !password.isEmpty, password.utf8.count <= 1024 else {
                 throw APIError.badRequest("password is required")
             }
-            guard try await self.passwordMatches(password) else {
+            guard try await Self.passwordMatches(password, self.configuration.credential) else {
                 context.logger.warning("Admin login refused")
                 throw APIError(.unauthorized, .unauthorized, "Wrong password")
             }
@@ -84,8 +84,8 @@ struct AdminRoutes: Sendable {
     }
 
     /// bcrypt is slow by design: checked on the blocking pool, never on an event loop.
-    private func passwordMatches(_ password: String) async throws -> Bool {
-        switch self.configuration.credential {
+    static func passwordMatches(_ password: String, _ credential: AdminConfiguration.Credential) async throws -> Bool {
+        switch credential {
         case .bcryptHash(let hash):
             return try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
         case .plainPassword(let expected):

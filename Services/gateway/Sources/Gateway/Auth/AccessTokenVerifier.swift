@@ -74,6 +74,7 @@ actor SigningKeyCache {
     private let logger: Logger
     private var collection: JWTKeyCollection?
     private var json: ByteBuffer?
+    private var kids: Set<String> = []
     private var fetchedAt: ContinuousClock.Instant?
     private var fetching: Task<Void, any Error>?
 
@@ -90,17 +91,36 @@ actor SigningKeyCache {
         return self.json ?? ByteBuffer(string: #"{"keys":[]}"#)
     }
 
-    /// Verifies the token's signature; on an unknown `kid`, refetches once if allowed.
+    /// Verifies the token's signature with the key its `kid` names; on an unknown `kid`,
+    /// refetches once if allowed. A token without a `kid`, or naming no key of ours, is refused
+    /// (jwt-kit alone would try its default key for it).
     func verify(_ token: String) async throws -> AccessTokenClaims {
-        let keys = try await self.current()
-        do {
-            return try await keys.verify(token, as: AccessTokenClaims.self)
-        } catch let error as JWTError where error.errorType == .unknownKID {
-            guard let fetchedAt, ContinuousClock.now - fetchedAt >= self.refetchInterval else { throw error }
+        guard let kid = Self.keyID(of: token) else { throw UnknownKey() }
+        var keys = try await self.current()
+        if !self.kids.contains(kid) {
+            guard let fetchedAt, ContinuousClock.now - fetchedAt >= self.refetchInterval else { throw UnknownKey() }
             try await self.fetch()
-            guard let collection else { throw error }
-            return try await collection.verify(token, as: AccessTokenClaims.self)
+            guard self.kids.contains(kid), let collection else { throw UnknownKey() }
+            keys = collection
         }
+        return try await keys.verify(token, as: AccessTokenClaims.self)
+    }
+
+    struct UnknownKey: Error {}
+
+    /// The `kid` of a JWT's header, without verifying anything.
+    static func keyID(of token: String) -> String? {
+        guard let end = token.firstIndex(of: "."), token.distance(from: token.startIndex, to: end) <= 1024 else { return nil }
+        var base64 = token[..<end].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64),
+            let header = try? JSONDecoder().decode(Header.self, from: data)
+        else { return nil }
+        return header.kid
+    }
+
+    private struct Header: Decodable {
+        var kid: String?
     }
 
     private func current() async throws -> JWTKeyCollection {
@@ -134,6 +154,7 @@ actor SigningKeyCache {
         let keys = JWTKeyCollection()
         try await keys.add(jwks: jwks)
         self.collection = keys
+        self.kids = Set(jwks.keys.compactMap { $0.keyIdentifier?.string })
         self.json = bytes
         self.fetchedAt = .now
         self.logger.info("Signing keys loaded", metadata: ["keys": "\(jwks.keys.count)"])

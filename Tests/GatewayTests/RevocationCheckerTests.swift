@@ -1,0 +1,102 @@
+import Foundation
+import Logging
+import Redis
+import TestSupport
+import Testing
+
+@testable import Gateway
+
+/// The gateway's reading of the revocation copy (docs/revocation.md) against a real Redis, on a
+/// database of its own (15) so that the marker can be removed without disturbing anything else.
+@Suite("Revocation checks", .serialized)
+struct RevocationCheckerTests {
+    let logger = Logger(label: "test")
+
+    func redis(database: Int = 15) throws -> RedisClient {
+        var url = try RedisURL(parsing: try requiredEnvironment("REDIS_URL"))
+        url.database = database
+        return RedisClient(configuration: RedisConfiguration(url: url, poolSize: 2), logger: self.logger)
+    }
+
+    func token(issuedAt: Int = Int(Date().timeIntervalSince1970)) -> VerifiedToken {
+        VerifiedToken(caller: Caller(userID: UUID(), sessionID: UUID(), isAdmin: false), issuedAt: issuedAt)
+    }
+
+    @Test func verdictsFromTheKeys() async throws {
+        let redis = try self.redis()
+        defer { Task { await redis.shutdown() } }
+        let checker = RevocationChecker(redis: redis, failOpen: false)
+        _ = try await redis.command(["SET", "latchkey:revocations:complete", "1"])
+
+        let live = self.token()
+        #expect(try await checker.check(live, logger: self.logger) == .live)
+
+        let loggedOut = self.token()
+        _ = try await redis.command(["SET", "latchkey:revoked:session:\(loggedOut.caller.sessionID.uuidString.lowercased())", "logout", "EX", "60"])
+        #expect(try await checker.check(loggedOut, logger: self.logger) == .revoked(reason: "logout"))
+
+        let deactivated = self.token()
+        _ = try await redis.command(
+            ["SET", "latchkey:revoked:session:\(deactivated.caller.sessionID.uuidString.lowercased())", "deactivated", "EX", "60"])
+        #expect(try await checker.check(deactivated, logger: self.logger) == .revoked(reason: "deactivated"))
+
+        // The user's not-before kills tokens issued before it, and only those.
+        let now = Int(Date().timeIntervalSince1970)
+        let old = self.token(issuedAt: now - 10)
+        let userKey = "latchkey:revoked:user:\(old.caller.userID.uuidString.lowercased())"
+        _ = try await redis.command(["SET", userKey, "\(now)", "EX", "60"])
+        #expect(try await checker.check(old, logger: self.logger) == .revoked(reason: nil))
+        var fresh = self.token(issuedAt: now)
+        fresh.caller.userID = old.caller.userID
+        #expect(try await checker.check(fresh, logger: self.logger) == .live)
+    }
+
+    @Test func aMissingMarkerFailsClosedUnlessFailOpen() async throws {
+        let redis = try self.redis()
+        defer { Task { await redis.shutdown() } }
+        _ = try await redis.command(["DEL", "latchkey:revocations:complete"])
+        let closed = RevocationChecker(redis: redis, failOpen: false)
+        await #expect(throws: APIError.self) { try await closed.check(self.token(), logger: self.logger) }
+        do {
+            _ = try await closed.check(self.token(), logger: self.logger)
+        } catch let error as APIError {
+            #expect(error.status == .serviceUnavailable)
+            #expect(error.code == .serviceUnavailable)
+        }
+        let open = RevocationChecker(redis: redis, failOpen: true)
+        #expect(try await open.check(self.token(), logger: self.logger) == .live)
+        _ = try await redis.command(["SET", "latchkey:revocations:complete", "1"])
+    }
+
+    @Test func anUnreachableRedisFailsClosedUnlessFailOpen() async throws {
+        let port = try freePort()
+        let redis = RedisClient(
+            configuration: RedisConfiguration(url: RedisURL(host: "127.0.0.1", port: port), poolSize: 1), logger: self.logger)
+        defer { Task { await redis.shutdown() } }
+        do {
+            _ = try await RevocationChecker(redis: redis, failOpen: false).check(self.token(), logger: self.logger)
+            Issue.record("a check without Redis passed")
+        } catch let error as APIError {
+            #expect(error.status == .serviceUnavailable)
+        }
+        #expect(try await RevocationChecker(redis: redis, failOpen: true).check(self.token(), logger: self.logger) == .live)
+    }
+}
+
+@Suite("JSON bodies")
+struct JSONBodyTests {
+    @Test func depthIgnoresBracketsInStrings() {
+        #expect(JSONBody.depth(of: .init(string: #"{"a":[1,{"b":"[[[[["}]}"#)) == 3)
+        #expect(JSONBody.depth(of: .init(string: #"{"a":"\"[[[["}"#)) == 1)
+        #expect(JSONBody.depth(of: .init(string: String(repeating: "[", count: 20))) == 20)
+    }
+
+    @Test func copyKeepsNullsAndLeavesAbsentMembersOut() throws {
+        var params: JSONObject = ["user_id": "u"]
+        params.copy(["nickname", "position"], from: ["nickname": .null, "other": .int(1)])
+        #expect(params == ["user_id": "u", "nickname": .null])
+        let json = String(decoding: try params.encoded(), as: UTF8.self)
+        #expect(json.contains(#""nickname":null"#))
+        #expect(!json.contains("position"))
+    }
+}
