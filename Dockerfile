@@ -2,8 +2,8 @@
 # mock-idp); docker-compose.yml chooses the command per service.
 #   docker build -t latchkey .
 #   docker run --rm latchkey tokens keygen      # e.g. with SIGNING_KEYS_DIR on a mounted folder
-# The builder is Debian 12 like the runtime, so the C libraries match (libhiredis 0.14); any
-# Swift 6 image on Debian 12 works: --build-arg SWIFT_IMAGE=swift:6.2-bookworm.
+# The builder is Debian 12 like the runtime, so the C libraries match (libhiredis 0.14); another
+# Swift 6 image on Debian 12 is chosen with e.g. --build-arg SWIFT_IMAGE=swift:6.2-bookworm.
 ARG SWIFT_IMAGE=swift:6.3-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
 
