@@ -1,9 +1,10 @@
 # Shared by scripts/test, scripts/bench and scripts/dev: install the system packages the
 # project needs and run a throwaway Postgres and Redis in a folder of the caller's.
 
-# Debian packages the build and the tests need; installed only when missing.
+# Debian packages the build and the tests need, plus any named as arguments; installed only
+# when missing.
 install_system_packages() {
-  local needed=(pkg-config libpq-dev libssl-dev libhiredis-dev redis-server postgresql python3)
+  local needed=(pkg-config libpq-dev libssl-dev libhiredis-dev redis-server postgresql python3 "$@")
   local missing=()
   for p in "${needed[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -36,14 +37,17 @@ as_postgres() {
   if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
-# start_postgres DIR: initdb in DIR/pg, start on a free port, export DATABASE_URL.
+# start_postgres DIR [PORT]: initdb in DIR/pg (unless already done), start on PORT or a free
+# port, export DATABASE_URL.
 start_postgres() {
   local dir=$1 bin port
   bin=$(postgres_bin_dir)
-  port=$(free_port)
+  port=${2:-$(free_port)}
   mkdir -p "$dir/pg"
   [ "$(id -u)" -eq 0 ] && chown -R postgres:postgres "$dir" && chmod 755 "$dir"
-  as_postgres "$bin/initdb" -D "$dir/pg/data" -U postgres --auth=trust -E UTF8 --no-locale >"$dir/pg/initdb.log" 2>&1
+  if [ ! -f "$dir/pg/data/PG_VERSION" ]; then
+    as_postgres "$bin/initdb" -D "$dir/pg/data" -U postgres --auth=trust -E UTF8 --no-locale >"$dir/pg/initdb.log" 2>&1
+  fi
   as_postgres "$bin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/postgres.log" -w -t 60 \
     -o "-p $port -h 127.0.0.1 -k $dir/pg -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" start >/dev/null
   export POSTGRES_BIN_DIR=$bin
@@ -51,12 +55,13 @@ start_postgres() {
   export DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres"
 }
 
-# start_redis DIR: a Redis without persistence on a free port, export REDIS_URL.
+# start_redis DIR [PORT]: a Redis without persistence that never evicts keys (revocations
+# must not vanish under memory pressure) on PORT or a free port, export REDIS_URL.
 start_redis() {
   local dir=$1 port
-  port=$(free_port)
+  port=${2:-$(free_port)}
   mkdir -p "$dir/redis"
-  redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+  redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --maxmemory-policy noeviction --daemonize yes \
     --dir "$dir/redis" --pidfile "$dir/redis/redis.pid" --logfile "$dir/redis/redis.log"
   for _ in $(seq 1 50); do
     redis-cli -p "$port" ping >/dev/null 2>&1 && break
@@ -65,11 +70,12 @@ start_redis() {
   export REDIS_URL="redis://127.0.0.1:$port/0"
 }
 
-# stop_services DIR: stop what start_postgres and start_redis started in DIR.
+# stop_services DIR [MODE]: stop what start_postgres and start_redis started in DIR; MODE is
+# pg_ctl's shutdown mode (immediate for throwaway data, fast to keep it).
 stop_services() {
-  local dir=$1
+  local dir=$1 mode=${2:-immediate}
   if [ -f "$dir/redis/redis.pid" ]; then kill "$(cat "$dir/redis/redis.pid")" 2>/dev/null || true; fi
   if [ -d "$dir/pg/data" ]; then
-    as_postgres "$(postgres_bin_dir)/pg_ctl" -D "$dir/pg/data" -m immediate stop >/dev/null 2>&1 || true
+    as_postgres "$(postgres_bin_dir)/pg_ctl" -D "$dir/pg/data" -m "$mode" -w stop >/dev/null 2>&1 || true
   fi
 }

@@ -1,0 +1,51 @@
+# One image for every Latchkey executable (identity, tokens, content-state, gateway,
+# mock-idp); docker-compose.yml chooses the command per service.
+#   docker build -t latchkey .
+#   docker run --rm latchkey tokens keygen      # e.g. with SIGNING_KEYS_DIR on a mounted folder
+# The builder is Debian 12 like the runtime, so the C libraries match (libhiredis 0.14); another
+# Swift 6 image on Debian 12 is chosen with e.g. --build-arg SWIFT_IMAGE=swift:6.2-bookworm.
+ARG SWIFT_IMAGE=swift:6.3-bookworm
+ARG RUNTIME_IMAGE=debian:bookworm-slim
+
+# --- build ---------------------------------------------------------------------------------
+FROM ${SWIFT_IMAGE} AS build
+RUN export DEBIAN_FRONTEND=noninteractive \
+    && apt-get update \
+    && apt-get install -y --no-install-recommends libpq-dev libhiredis-dev libssl-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+
+# Dependencies first: a change to the sources does not fetch them again.
+COPY Package.swift ./
+RUN swift package resolve
+
+COPY . .
+# The Swift runtime and Foundation are linked in statically, so the runtime image needs only
+# libpq, hiredis and the system libraries.
+RUN set -eu; \
+    for product in identity tokens content-state gateway mock-idp; do \
+      swift build -c release --static-swift-stdlib --product "$product"; \
+    done; \
+    bin=$(swift build -c release --show-bin-path); \
+    mkdir -p /staging; \
+    cp "$bin/identity" "$bin/tokens" "$bin/content-state" "$bin/gateway" "$bin/mock-idp" /staging/; \
+    find "$bin" -maxdepth 1 -name '*.resources' -exec cp -R {} /staging/ \;
+
+# --- run -----------------------------------------------------------------------------------
+FROM ${RUNTIME_IMAGE}
+RUN export DEBIAN_FRONTEND=noninteractive \
+    && apt-get update \
+    && apt-get install -y --no-install-recommends libpq5 libhiredis0.14 ca-certificates tzdata \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 --user-group --home-dir /nonexistent --shell /usr/sbin/nologin latchkey
+
+COPY --from=build /staging/ /usr/local/bin/
+COPY deploy/docker-entrypoint.sh /usr/local/bin/latchkey-entrypoint
+COPY deploy/healthcheck.sh /usr/local/bin/latchkey-healthcheck
+
+USER latchkey:latchkey
+ENV ENVIRONMENT=production \
+    LOG_FORMAT=json
+EXPOSE 8080 7001 7002 7003 9001 9002 9003
+ENTRYPOINT ["latchkey-entrypoint"]
+CMD ["gateway"]
