@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import NIOCore
@@ -76,6 +77,7 @@ public final class RPCClient: Service, Sendable {
 
     public let configuration: Configuration
     let logger: Logger
+    let metrics: RPCClientMetrics
     let eventLoopGroup: MultiThreadedEventLoopGroup
     let state = Mutex(State())
 
@@ -84,6 +86,7 @@ public final class RPCClient: Service, Sendable {
         var logger = logger
         logger[metadataKey: "rpc.service"] = "\(configuration.serviceName)"
         self.logger = logger
+        self.metrics = RPCClientMetrics(service: configuration.serviceName)
         self.eventLoopGroup = eventLoopGroup
     }
 
@@ -92,15 +95,34 @@ public final class RPCClient: Service, Sendable {
         self.state.withLock { $0.healthy.count }
     }
 
-    /// Calls `method` and decodes its result; throws `RPCError`.
+    /// Calls `method` and decodes its result; throws `RPCError`. Counted and timed per
+    /// method (`RPCClientMetrics`).
     public func call<Params: Encodable & Sendable, Result: Decodable & Sendable>(
         _ method: String, _ params: Params, as resultType: Result.Type = Result.self, options: CallOptions = CallOptions()
+    ) async throws -> Result {
+        let metrics = self.metrics.method(method)
+        let start = ContinuousClock.now
+        do {
+            let result = try await self.attempt(method, params, as: Result.self, options: options, retries: metrics.retries)
+            metrics.calls.record(nil, since: start)
+            return result
+        } catch {
+            metrics.calls.record((error as? RPCError)?.code ?? .serviceUnavailable, since: start)
+            throw error
+        }
+    }
+
+    /// Tries healthy connections in turn until one answers, the call may not be retried, or
+    /// `maximumAttempts` were made.
+    private func attempt<Params: Encodable & Sendable, Result: Decodable & Sendable>(
+        _ method: String, _ params: Params, as resultType: Result.Type, options: CallOptions, retries: Counter
     ) async throws -> Result {
         let deadline = ContinuousClock.now + (options.timeout ?? self.configuration.callTimeout)
         var tried: Set<ObjectIdentifier> = []
         var lastError: RPCError?
         while tried.count < self.configuration.maximumAttempts {
             guard let connection = try await self.connection(excluding: tried, until: deadline) else { break }
+            if !tried.isEmpty { retries.increment() }
             tried.insert(ObjectIdentifier(connection))
             do {
                 return try await connection.send(
