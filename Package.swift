@@ -95,7 +95,7 @@ let package = Package(
         .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport"),
         .executableTarget(
             name: "foundation-bench",
-            dependencies: ["BenchmarkSupport", "ServiceProtocol", "Postgres", logging, nio, nioPosix],
+            dependencies: ["BenchmarkSupport", "ServiceProtocol", "Postgres", logging, nio, nioPosix, metrics, prometheus],
             path: "Benchmarks/foundation-bench"),
         .executableTarget(
             name: "tokens-bench", dependencies: ["BenchmarkSupport", "TokenService", "ServiceKit", jwt],
@@ -112,7 +112,10 @@ let package = Package(
         // Tests.
         .testTarget(
             name: "ServiceProtocolTests",
-            dependencies: ["ServiceProtocol", .product(name: "NIOTestUtils", package: "swift-nio")]),
+            dependencies: [
+                "ServiceProtocol", .product(name: "NIOTestUtils", package: "swift-nio"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis"]),
         .testTarget(

@@ -3,19 +3,22 @@ import Synchronization
 
 /// The figures of one kind of call: a counter per outcome (`code="ok"` or the error code)
 /// and a latency histogram. The `ok` counter and the timer are made up front and error
-/// counters on first use, so recording costs no factory lookup.
+/// counters on first use, so recording costs no factory lookup. All of them come from the
+/// factory in force when it is made (`withMetricsFactory` in tests).
 final class CallMetrics: Sendable {
+    private let factory: any MetricsFactory
     private let countLabel: String
     private let dimensions: [(String, String)]
     private let succeeded: Counter
     private let failed = Mutex<[ErrorCode: Counter]>([:])
     private let duration: Timer
 
-    init(countLabel: String, durationLabel: String, dimensions: [(String, String)]) {
+    init(countLabel: String, durationLabel: String, dimensions: [(String, String)], factory: any MetricsFactory = MetricsSystem.factory) {
+        self.factory = factory
         self.countLabel = countLabel
         self.dimensions = dimensions
-        self.succeeded = Counter(label: countLabel, dimensions: dimensions + [("code", "ok")])
-        self.duration = Timer(label: durationLabel, dimensions: dimensions)
+        self.succeeded = Counter(label: countLabel, dimensions: dimensions + [("code", "ok")], factory: factory)
+        self.duration = Timer(label: durationLabel, dimensions: dimensions, factory: factory)
     }
 
     /// Records one call that started at `start` and ended with `code` (nil: succeeded).
@@ -28,7 +31,7 @@ final class CallMetrics: Sendable {
         guard let code else { return self.succeeded }
         return self.failed.withLock { counters in
             if let counter = counters[code] { return counter }
-            let counter = Counter(label: self.countLabel, dimensions: self.dimensions + [("code", code.rawValue)])
+            let counter = Counter(label: self.countLabel, dimensions: self.dimensions + [("code", code.rawValue)], factory: self.factory)
             counters[code] = counter
             return counter
         }

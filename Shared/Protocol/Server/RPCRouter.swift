@@ -18,6 +18,9 @@ public struct RPCRouter: Sendable {
     }
 
     private(set) var routes: [String: Route] = [:]
+    /// Calls of methods the router does not know, under `method="unknown"` so that callers
+    /// cannot create new series.
+    let unknownMethod = CallMetrics.rpcServer(method: "unknown")
 
     public init() {}
 

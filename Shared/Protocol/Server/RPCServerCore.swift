@@ -53,7 +53,7 @@ final class RPCServerCore: Sendable {
             return self.handshake(frame).0
         }
         guard let route = self.router.routes[request.method] else {
-            CallMetrics.rpcServerUnknownMethod.record(.methodNotFound, since: .now)
+            self.router.unknownMethod.record(.methodNotFound, since: .now)
             return RPCRouter.encodeError(RPCError(.methodNotFound, "Unknown method \(request.method)"), id: request.id)
         }
         var deadline: ContinuousClock.Instant?
