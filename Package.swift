@@ -116,8 +116,9 @@ let package = Package(
                 "ServiceProtocol", .product(name: "NIOTestUtils", package: "swift-nio"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
-        .testTarget(name: "RedisTests", dependencies: ["Redis"]),
+        .testTarget(
+            name: "PostgresTests", dependencies: ["Postgres", .product(name: "MetricsTestKit", package: "swift-metrics")]),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", .product(name: "MetricsTestKit", package: "swift-metrics")]),
         .testTarget(
             name: "ServiceKitTests",
             dependencies: ["ServiceKit", hummingbird, .product(name: "HummingbirdTesting", package: "hummingbird")]),

@@ -10,10 +10,19 @@ struct PoolGauges {
     private var reported = (open: 0, inUse: 0, waiting: 0)
 
     mutating func update(open: Int, inUse: Int, waiting: Int) {
-        if open != self.reported.open { self.open.increment(by: Double(open - self.reported.open)) }
-        if inUse != self.reported.inUse { self.inUse.increment(by: Double(inUse - self.reported.inUse)) }
-        if waiting != self.reported.waiting { self.waiting.increment(by: Double(waiting - self.reported.waiting)) }
+        Self.move(self.open, by: open - self.reported.open)
+        Self.move(self.inUse, by: inUse - self.reported.inUse)
+        Self.move(self.waiting, by: waiting - self.reported.waiting)
         self.reported = (open, inUse, waiting)
+    }
+
+    /// A meter takes positive amounts only: up by an increment, down by a decrement.
+    private static func move(_ meter: Meter, by delta: Int) {
+        if delta > 0 {
+            meter.increment(by: Double(delta))
+        } else if delta < 0 {
+            meter.decrement(by: Double(-delta))
+        }
     }
 }
 
