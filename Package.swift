@@ -10,6 +10,8 @@ let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 let cryptoExtras = Target.Dependency.product(name: "_CryptoExtras", package: "swift-crypto")
 let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
 let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+let metrics = Target.Dependency.product(name: "CoreMetrics", package: "swift-metrics")
+let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
 
 let package = Package(
     name: "latchkey",
@@ -32,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // C libraries.
@@ -46,25 +50,25 @@ let package = Package(
         .target(
             name: "ServiceProtocol",
             dependencies: [
-                nio, nioPosix, logging, lifecycle,
+                nio, nioPosix, logging, lifecycle, metrics,
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
             ],
             path: "Shared/Protocol"),
-        .target(name: "Postgres", dependencies: ["CLibPQ", nio, nioPosix, logging], path: "Shared/Postgres"),
-        .target(name: "Redis", dependencies: ["CHiredis", nio, nioPosix, logging], path: "Shared/Redis"),
+        .target(name: "Postgres", dependencies: ["CLibPQ", nio, nioPosix, logging, metrics], path: "Shared/Postgres"),
+        .target(name: "Redis", dependencies: ["CHiredis", nio, nioPosix, logging, metrics], path: "Shared/Redis"),
         .target(
             name: "ServiceKit",
-            dependencies: ["ServiceProtocol", "Postgres", "Redis", nio, nioPosix, logging, lifecycle],
+            dependencies: ["ServiceProtocol", "Postgres", "Redis", nio, nioPosix, logging, lifecycle, metrics, prometheus, hummingbird],
             path: "Shared/ServiceKit"),
 
         // Services: a library with the logic and a thin executable each.
         .target(
-            name: "IdentityService", dependencies: ["ServiceKit", jwt, crypto, httpClient],
+            name: "IdentityService", dependencies: ["ServiceKit", jwt, crypto, httpClient, metrics],
             path: "Services/identity/Sources/IdentityService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "identity", dependencies: ["IdentityService", "ServiceKit"], path: "Services/identity/Sources/identity"),
         .target(
-            name: "TokenService", dependencies: ["ServiceKit", jwt, crypto, cryptoExtras],
+            name: "TokenService", dependencies: ["ServiceKit", jwt, crypto, cryptoExtras, metrics],
             path: "Services/tokens/Sources/TokenService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "tokens", dependencies: ["TokenService", "ServiceKit"], path: "Services/tokens/Sources/tokens"),
         .target(
@@ -96,7 +100,7 @@ let package = Package(
         .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport"),
         .executableTarget(
             name: "foundation-bench",
-            dependencies: ["BenchmarkSupport", "ServiceProtocol", "Postgres", logging, nio, nioPosix],
+            dependencies: ["BenchmarkSupport", "ServiceProtocol", "Postgres", logging, nio, nioPosix, metrics, prometheus],
             path: "Benchmarks/foundation-bench"),
         .executableTarget(
             name: "tokens-bench", dependencies: ["BenchmarkSupport", "TokenService", "ServiceKit", jwt],
@@ -113,10 +117,16 @@ let package = Package(
         // Tests.
         .testTarget(
             name: "ServiceProtocolTests",
-            dependencies: ["ServiceProtocol", .product(name: "NIOTestUtils", package: "swift-nio")]),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
-        .testTarget(name: "RedisTests", dependencies: ["Redis"]),
-        .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit"]),
+            dependencies: [
+                "ServiceProtocol", .product(name: "NIOTestUtils", package: "swift-nio"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]),
+        .testTarget(
+            name: "PostgresTests", dependencies: ["Postgres", .product(name: "MetricsTestKit", package: "swift-metrics")]),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", .product(name: "MetricsTestKit", package: "swift-metrics")]),
+        .testTarget(
+            name: "ServiceKitTests",
+            dependencies: ["ServiceKit", hummingbird, .product(name: "HummingbirdTesting", package: "hummingbird")]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ExecutableTests", dependencies: ["ServiceProtocol", "ServiceKit", "TestSupport"]),
         .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "MockIdentityProvider", "Postgres", jwt, logging]),

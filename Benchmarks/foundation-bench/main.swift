@@ -1,8 +1,10 @@
 import BenchmarkSupport
+import CoreMetrics
 import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import Prometheus
 import ServiceProtocol
 
 // Run Swift Concurrency on the NIO event loops, as the services do: no thread hops between
@@ -18,6 +20,10 @@ struct EchoPayload: Codable, Sendable {
 }
 
 let seconds = Int(ProcessInfo.processInfo.environment["BENCH_SECONDS"] ?? "") ?? 5
+// Metrics are recorded into Prometheus, as in the services, unless BENCH_METRICS=off.
+if ProcessInfo.processInfo.environment["BENCH_METRICS"] != "off" {
+    MetricsSystem.bootstrap(PrometheusMetricsFactory())
+}
 let logger = Logger(label: "bench")
 
 var router = RPCRouter()

@@ -30,6 +30,7 @@ func benchmark(_ algorithm: String) async throws -> [LatencyStats] {
     var environment = ProcessInfo.processInfo.environment
     environment["RPC_HOST"] = "127.0.0.1"
     environment["RPC_PORT"] = "0"
+    environment["OPS_PORT"] = "0"
     environment["SERVICE_TOKEN"] = serviceToken
     environment["SIGNING_ALG"] = algorithm
     environment["SIGNING_KEYS_DIR"] = keys.path

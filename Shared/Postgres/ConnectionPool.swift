@@ -26,10 +26,11 @@ actor ConnectionPool {
     let size: Int
     let acquireTimeout: Duration
     private(set) var state = State.running
-    private var idle: [PostgresConnection] = []
+    private(set) var idle: [PostgresConnection] = [] { didSet { self.reportUsage() } }
     /// Connections open, being opened, or lent out.
-    private var openCount = 0
-    var waiters = CircularBuffer<Waiter>()
+    private(set) var openCount = 0 { didSet { self.reportUsage() } }
+    var waiters = CircularBuffer<Waiter>() { didSet { self.reportUsage() } }
+    var gauges = PoolGauges()
     private var nextWaiterID = 0
     /// Fails waiters whose deadline passed; runs only while someone waits.
     var timeoutSweeper: Task<Void, Never>?

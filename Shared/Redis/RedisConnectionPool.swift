@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import NIOCore
 import NIOPosix
@@ -10,12 +11,18 @@ import Synchronization
 /// checked for a server-side close before reuse, and are dropped after any I/O error, so
 /// the next job opens a fresh one (this is how a Redis restart heals). The idle stack is
 /// tiny hot state shared by the pool threads, hence a lock rather than an actor.
+///
+/// Gauges: `redis_pool_connections` (open), `redis_pool_connections_in_use` and
+/// `redis_pool_waiters` (jobs queued for a thread).
 final class RedisConnectionPool: Sendable {
     private let configuration: RedisConfiguration
     private let logger: Logger
     private let threads: NIOThreadPool
     private let idle = Mutex<[RedisConnection]>([])
     private let isShutDown = Atomic<Bool>(false)
+    private let open = Meter(label: "redis_pool_connections")
+    private let inUse = Meter(label: "redis_pool_connections_in_use")
+    private let waiting = Meter(label: "redis_pool_waiters")
 
     init(configuration: RedisConfiguration, logger: Logger) {
         self.configuration = configuration
@@ -39,14 +46,23 @@ final class RedisConnectionPool: Sendable {
     ) async throws -> Result {
         let enqueued = NIODeadline.now()
         let poolTimeout = TimeAmount(configuration.poolTimeout)
+        waiting.increment()
         do {
             return try await threads.runIfActive { () throws(RedisError) -> Result in
+                self.waiting.decrement()
                 guard NIODeadline.now() - enqueued < poolTimeout else { throw .poolTimeout }
                 let connection = try self.checkOut()
-                defer { self.checkIn(connection) }
+                self.inUse.increment()
+                defer {
+                    self.inUse.decrement()
+                    self.checkIn(connection)
+                }
                 return try body(connection)
             }
-        } catch is CancellationError where isShutDown.load(ordering: .relaxed) {
+        } catch is CancellationError {
+            // The job never ran: the pool was shut down.
+            waiting.decrement()
+            guard isShutDown.load(ordering: .relaxed) else { throw CancellationError() }
             throw RedisError.connectionFailed("the Redis client is shut down")
         }
     }
@@ -55,12 +71,17 @@ final class RedisConnectionPool: Sendable {
     func shutdown() async {
         guard !isShutDown.exchange(true, ordering: .relaxed) else { return }
         try? await threads.shutdownGracefully()
-        idle.withLock { $0.removeAll() }
+        let closed = idle.withLock { idle in
+            defer { idle.removeAll() }
+            return idle.count
+        }
+        open.decrement(by: Double(closed))
     }
 
     private func checkOut() throws(RedisError) -> RedisConnection {
         while let connection = idle.withLock({ $0.popLast() }) {
             guard connection.hasPendingInput else { return connection }
+            open.decrement()
             logger.info("Redis closed an idle connection; reconnecting")
         }
         do {
@@ -68,6 +89,7 @@ final class RedisConnectionPool: Sendable {
                 url: configuration.url,
                 connectTimeout: configuration.connectTimeout,
                 commandTimeout: configuration.commandTimeout)
+            open.increment()
             logger.debug("opened a Redis connection")
             return connection
         } catch {
@@ -78,6 +100,7 @@ final class RedisConnectionPool: Sendable {
 
     private func checkIn(_ connection: RedisConnection) {
         if connection.isBroken {
+            open.decrement()
             logger.warning("dropped a broken Redis connection", metadata: ["redis.error": "\(connection.errorText)"])
         } else {
             idle.withLock { $0.append(connection) }

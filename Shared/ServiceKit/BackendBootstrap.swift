@@ -53,6 +53,12 @@ public enum BackendBootstrap {
         return try await RPCServer.bind(configuration: configuration, router: router, logger: logger)
     }
 
+    /// The operations server on `RPC_HOST:OPS_PORT` (0 picks a free port), answering
+    /// `/readyz` with `checks`.
+    public static func opsServer(common: CommonConfiguration, checks: [HealthCheck], logger: Logger) -> OpsServer {
+        OpsServer(host: common.rpcHost, port: common.opsPort, checks: checks, logger: logger)
+    }
+
     /// Runs `body` until it succeeds or `timeout` passes, so a service started together with
     /// its database (docker compose) waits for it instead of exiting.
     static func retryingAtStart(

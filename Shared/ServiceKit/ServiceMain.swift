@@ -5,7 +5,7 @@ import NIOPosix
 import ServiceLifecycle
 
 /// The start of every executable: reads the configuration (a bad variable stops the process
-/// with one line naming it and exit status 2), sets up logging, then runs the services in a
+/// with one line naming it and exit status 2), sets up logging and metrics, then runs the services in a
 /// `ServiceGroup` that drains on SIGTERM or SIGINT.
 public enum ServiceMain {
     /// What a service's library hands back: its long-lived services, in start order.
@@ -24,6 +24,7 @@ public enum ServiceMain {
             fail(name, error)
         }
         LoggingSetup.bootstrap(level: common.logLevel, format: common.logFormat)
+        MetricsSetup.bootstrap()
         var logger = Logger(label: name)
         logger.logLevel = common.logLevel
         if common.environment == .development, env.optional("SERVICE_TOKEN") == nil {

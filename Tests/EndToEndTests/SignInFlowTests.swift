@@ -139,6 +139,15 @@ struct SignInFlowTests {
             #expect(ready.status == 200)
             #expect(ready.json["checks"] as? [String: String] == ["redis": "ok", "identity": "ok", "tokens": "ok", "content-state": "ok"])
 
+            // Prometheus text with per-route counts and the RPC client's figures.
+            let metrics = try await stack.request("GET", "/metrics")
+            #expect(metrics.status == 200)
+            let text = String(buffer: metrics.body)
+            #expect(text.contains(#"http_requests_total{method="GET",route="/readyz",status="200"}"#), "\(text.prefix(3000))")
+            #expect(text.contains("http_request_duration_seconds_bucket"))
+            let clientLines = text.split(separator: "\n").filter { $0.hasPrefix("rpc_client_calls_total{") }
+            #expect(clientLines.contains { $0.contains(#"service="tokens""#) && $0.contains(#"method="health""#) })
+
             // The request id reaches the backends' logs.
             let session = try await stack.signInApple()
             _ = try await stack.request(

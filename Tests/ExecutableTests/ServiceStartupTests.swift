@@ -19,6 +19,7 @@ import FoundationNetworking
             "REDIS_URL": try requiredEnvironment("REDIS_URL"),
             "RPC_HOST": "127.0.0.1",
             "RPC_PORT": "\(port)",
+            "OPS_PORT": "\(try freePort())",
             "SERVICE_TOKEN": Self.token,
             "LOG_LEVEL": "info",
         ]

@@ -15,7 +15,7 @@ import Testing
 
                 try await server.restart()
 
-                var outcomes: [Result<Int, Error>] = []
+                var outcomes: [Result<Int, any Error>] = []
                 for _ in 0..<6 {
                     do {
                         let rows = try await client.query("SELECT pg_backend_pid() AS pid")

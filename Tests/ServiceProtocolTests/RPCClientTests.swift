@@ -122,11 +122,12 @@ import Testing
                 let start = ContinuousClock.now
                 let error = await #expect(throws: RPCError.self) {
                     try await client.call(
-                        "test.echo", Echo(value: 1, delayMs: 2000), as: Echo.self,
+                        "test.echo", Echo(value: 1, delayMs: 4000), as: Echo.self,
                         options: .init(timeout: .milliseconds(100)))
                 }
                 #expect(error?.code == .deadlineExceeded)
-                #expect(ContinuousClock.now - start < .seconds(1))
+                // Well before the server's answer (the bound is loose: the suite runs on a busy machine).
+                #expect(ContinuousClock.now - start < .seconds(3))
                 // The connection is still usable afterwards.
                 let echo = try await client.call("test.echo", Echo(value: 2), as: Echo.self)
                 #expect(echo.value == 2)

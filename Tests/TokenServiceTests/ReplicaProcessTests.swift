@@ -23,6 +23,7 @@ import TokenService
                 "REDIS_URL": try requiredEnvironment("REDIS_URL"),
                 "RPC_HOST": "127.0.0.1",
                 "RPC_PORT": "\(port)",
+                "OPS_PORT": "0",
                 "SERVICE_TOKEN": Self.token,
                 "JWT_ISSUER": "https://auth.example.com",
                 "JWT_AUDIENCE": "example-app",

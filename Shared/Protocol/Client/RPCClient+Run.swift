@@ -123,13 +123,16 @@ extension RPCClient {
             guard state.wanted.contains(slot) else { return false }
             state.live[slot] = connection
             state.healthy.append(connection)
+            self.metrics.healthyConnections.increment()
             return true
         }
     }
 
     private func unregister(_ connection: RPCClientConnection, for slot: Slot) {
         self.state.withLock { state in
+            let before = state.healthy.count
             state.healthy.removeAll { $0 === connection }
+            self.metrics.healthyConnections.decrement(by: Double(before - state.healthy.count))
             if state.live[slot] === connection { state.live[slot] = nil }
         }
     }

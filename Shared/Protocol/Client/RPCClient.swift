@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import NIOCore
@@ -76,6 +77,7 @@ public final class RPCClient: Service, Sendable {
 
     public let configuration: Configuration
     let logger: Logger
+    let metrics: RPCClientMetrics
     let eventLoopGroup: MultiThreadedEventLoopGroup
     let state = Mutex(State())
 
@@ -84,6 +86,7 @@ public final class RPCClient: Service, Sendable {
         var logger = logger
         logger[metadataKey: "rpc.service"] = "\(configuration.serviceName)"
         self.logger = logger
+        self.metrics = RPCClientMetrics(service: configuration.serviceName)
         self.eventLoopGroup = eventLoopGroup
     }
 
@@ -92,7 +95,8 @@ public final class RPCClient: Service, Sendable {
         self.state.withLock { $0.healthy.count }
     }
 
-    /// Calls `method` and decodes its result; throws `RPCError`.
+    /// Calls `method` and decodes its result; throws `RPCError`. Counted and timed per
+    /// method (`RPCClientMetrics`).
     public func call<Params: Encodable & Sendable, Result: Decodable & Sendable>(
         _ method: String, _ params: Params, as resultType: Result.Type = Result.self, options: CallOptions = CallOptions()
     ) async throws -> Result {
@@ -118,10 +122,27 @@ public final class RPCClient: Service, Sendable {
         }
     }
 
-    /// Runs one call on healthy connections, round robin, moving to another connection only
-    /// when that is safe (see the type's documentation).
+    /// Runs one call, recording its outcome and duration in the client's metrics.
     private func perform<Result: Sendable>(
         _ method: String, options: CallOptions,
+        _ send: (RPCClientConnection, ContinuousClock.Instant) async throws -> Result
+    ) async throws -> Result {
+        let metrics = self.metrics.method(method)
+        let start = ContinuousClock.now
+        do {
+            let result = try await self.attempt(method, options: options, retries: metrics.retries, send)
+            metrics.calls.record(nil, since: start)
+            return result
+        } catch {
+            metrics.calls.record((error as? RPCError)?.code ?? .serviceUnavailable, since: start)
+            throw error
+        }
+    }
+
+    /// Tries healthy connections in turn, round robin, until one answers, the call may not be
+    /// retried (see the type's documentation), or `maximumAttempts` were made.
+    private func attempt<Result: Sendable>(
+        _ method: String, options: CallOptions, retries: Counter,
         _ send: (RPCClientConnection, ContinuousClock.Instant) async throws -> Result
     ) async throws -> Result {
         let deadline = ContinuousClock.now + (options.timeout ?? self.configuration.callTimeout)
@@ -129,6 +150,7 @@ public final class RPCClient: Service, Sendable {
         var lastError: RPCError?
         while tried.count < self.configuration.maximumAttempts {
             guard let connection = try await self.connection(excluding: tried, until: deadline) else { break }
+            if !tried.isEmpty { retries.increment() }
             tried.insert(ObjectIdentifier(connection))
             do {
                 return try await send(connection, deadline)

@@ -11,28 +11,45 @@ public struct RPCRouter: Sendable {
     /// Runs a method on parameters already decoded to its type and encodes the response.
     typealias Handler = @Sendable (_ params: ByteBuffer?, _ id: UInt64, _ context: RPCRequestContext) async -> ByteBuffer
 
-    private(set) var handlers: [String: Handler] = [:]
+    /// A registered method: its handler and the metrics it records.
+    struct Route: Sendable {
+        let handler: Handler
+        let metrics: CallMetrics
+    }
+
+    private(set) var routes: [String: Route] = [:]
+    /// Calls of methods the router does not know, under `method="unknown"` so that callers
+    /// cannot create new series.
+    let unknownMethod = CallMetrics.rpcServer(method: "unknown")
 
     public init() {}
 
     /// The registered method names, sorted (the `hello` reply lists them).
-    public var methods: [String] { self.handlers.keys.sorted() }
+    public var methods: [String] { self.routes.keys.sorted() }
 
     /// Registers `method`. Parameters that do not decode get `bad_request` without calling `handler`.
+    /// Each call is counted and timed (`CallMetrics.rpcServer`).
     public mutating func register<Params: Decodable & Sendable, Result: Encodable & Sendable>(
         _ method: String,
         params: Params.Type = Params.self,
         _ handler: @escaping @Sendable (Params, RPCRequestContext) async throws -> Result
     ) {
-        self.handlers[method] = { paramsJSON, id, context in
+        let metrics = CallMetrics.rpcServer(method: method)
+        let route: Handler = { paramsJSON, id, context in
+            let start = ContinuousClock.now
             do {
                 let params = try IncomingRequest.decode(Params.self, from: paramsJSON)
                 let result = try await handler(params, context)
-                return EnvelopeWriter.result(id: id, result: try JSONCoders.encoder.encode(result))
+                let response = EnvelopeWriter.result(id: id, result: try JSONCoders.encoder.encode(result))
+                metrics.record(nil, since: start)
+                return response
             } catch {
-                return RPCRouter.encodeError(RPCRouter.rpcError(for: error, logger: context.logger), id: id)
+                let rpcError = RPCRouter.rpcError(for: error, logger: context.logger)
+                metrics.record(rpcError.code, since: start)
+                return RPCRouter.encodeError(rpcError, id: id)
             }
         }
+        self.routes[method] = Route(handler: route, metrics: metrics)
     }
 
     static let allocator = ByteBufferAllocator()

@@ -52,12 +52,14 @@ final class RPCServerCore: Sendable {
         if request.method == Hello.method {
             return self.handshake(frame).0
         }
-        guard let handler = self.router.handlers[request.method] else {
+        guard let route = self.router.routes[request.method] else {
+            self.router.unknownMethod.record(.methodNotFound, since: .now)
             return RPCRouter.encodeError(RPCError(.methodNotFound, "Unknown method \(request.method)"), id: request.id)
         }
         var deadline: ContinuousClock.Instant?
         if let milliseconds = request.deadlineMs {
             guard milliseconds > 0 else {
+                route.metrics.record(.deadlineExceeded, since: .now)
                 return RPCRouter.encodeError(RPCError(.deadlineExceeded, "Deadline already passed"), id: request.id)
             }
             deadline = .now + .milliseconds(Int64(clamping: milliseconds))
@@ -70,7 +72,7 @@ final class RPCServerCore: Sendable {
         let context = RPCRequestContext(
             method: request.method, requestID: request.requestID, caller: caller, deadline: deadline, logger: logger)
         let start = ContinuousClock.now
-        let response = await handler(request.params, request.id, context)
+        let response = await route.handler(request.params, request.id, context)
         if logger.logLevel <= .debug {
             logger.debug("RPC handled", metadata: ["rpc.duration_ms": "\((ContinuousClock.now - start).milliseconds)"])
         }

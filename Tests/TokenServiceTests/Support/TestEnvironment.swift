@@ -15,6 +15,7 @@ func tokensEnvironment(keys: URL, _ extra: [String: String] = [:]) throws -> [St
         "REDIS_URL": try requiredEnvironment("REDIS_URL"),
         "RPC_HOST": "127.0.0.1",
         "RPC_PORT": "0",
+        "OPS_PORT": "0",
         "SERVICE_TOKEN": TokensHarness.serviceToken,
         "SIGNING_KEYS_DIR": keys.path,
         "DATABASE_POOL_SIZE": "8",

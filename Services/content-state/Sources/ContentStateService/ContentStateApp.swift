@@ -24,9 +24,12 @@ public enum ContentStateApp {
         let postgres = try await BackendBootstrap.postgres(
             env, schema: schema, migrations: ContentStateMigrations.all, logger: logger)
         var router = RPCRouter()
-        router.registerHealth([.postgres(postgres)], logger: logger)
+        let checks: [HealthCheck] = [.postgres(postgres)]
+        router.registerHealth(checks, logger: logger)
         ContentStateMethods.register(on: &router, postgres: postgres, configuration: configuration)
         let server = try await BackendBootstrap.rpcServer(name: name, common: common, router: router, logger: logger)
-        return [ShutdownAction { await postgres.shutdown() }, server]
+        let ops = BackendBootstrap.opsServer(common: common, checks: checks, logger: logger)
+        // Stopped in reverse: the RPC server drains, then the ops server stops, then the pool closes.
+        return [ShutdownAction { await postgres.shutdown() }, ops, server]
     }
 }

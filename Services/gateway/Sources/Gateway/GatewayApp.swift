@@ -32,6 +32,7 @@ public enum GatewayApp {
         configuration: GatewayConfiguration, redis: RedisClient, backends: Backends, logger: Logger
     ) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
+        router.add(middleware: HTTPMetricsMiddleware())
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: ErrorMiddleware())
         if !configuration.corsAllowedOrigins.isEmpty {
@@ -43,7 +44,7 @@ public enum GatewayApp {
         let orchestration = Orchestration(backends: backends)
         let rateLimiter = RateLimiter(redis: redis, trustForwardedFor: configuration.trustForwardedFor)
 
-        OperationsRoutes(redis: redis, backends: backends).add(to: router)
+        addOperationsRoutes(to: router, checks: ReadinessChecks.all(redis: redis, backends: backends))
         router.get(".well-known/jwks.json") { _, _ in
             var response = jsonResponse(try await keys.document())
             response.headers[.cacheControl] = "public, max-age=300"

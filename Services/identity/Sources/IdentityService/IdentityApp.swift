@@ -23,12 +23,15 @@ public enum IdentityApp {
             env, schema: "identity", migrations: IdentityMigrations.all, logger: logger)
         let backend = try await IdentityBackend(configuration: configuration, postgres: postgres, logger: logger)
         var router = RPCRouter()
-        router.registerHealth([.postgres(postgres)], logger: logger)
+        let checks: [HealthCheck] = [.postgres(postgres)]
+        router.registerHealth(checks, logger: logger)
         backend.register(on: &router)
         let server = try await BackendBootstrap.rpcServer(name: name, common: common, router: router, logger: logger)
-        // Started in order, stopped in reverse: the server drains first, then the worker, then the pools.
+        let ops = BackendBootstrap.opsServer(common: common, checks: checks, logger: logger)
+        // Started in order, stopped in reverse: the RPC server drains first, then the ops
+        // server, the worker, then the pools.
         return [ShutdownAction { await postgres.shutdown() }, ShutdownAction { await backend.shutdown() }]
-            + backend.services + [server]
+            + backend.services + [ops, server]
     }
 
     /// The schema's migrations, for tests and tools that prepare a database.

@@ -64,7 +64,8 @@ public enum TokensApp {
             keyRing: keyRing, clock: clock)
 
         var router = RPCRouter()
-        router.registerHealth([.postgres(postgres), .redis(redis)], logger: logger)
+        let checks: [HealthCheck] = [.postgres(postgres), .redis(redis)]
+        router.registerHealth(checks, logger: logger)
         methods.register(on: &router)
         let server = try await BackendBootstrap.rpcServer(name: name, common: common, router: router, logger: logger)
         let services: [any Service] = [
@@ -78,6 +79,7 @@ public enum TokensApp {
                 postgres: postgres, clock: clock, interval: configuration.cleanupInterval, batchSize: configuration.cleanupBatchSize,
                 accessTokenTTL: accessTTL, reuseGrace: configuration.reuseGrace.timeInterval, logger: logger),
             KeyReloader(keyRing: keyRing, interval: configuration.keyReloadInterval, logger: logger),
+            BackendBootstrap.opsServer(common: common, checks: checks, logger: logger),
             server,
         ]
         return Instance(server: server, keyRing: keyRing, services: services)

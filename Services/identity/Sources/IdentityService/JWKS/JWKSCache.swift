@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import JWTKit
 import Logging
@@ -6,6 +7,7 @@ import Logging
 /// `Cache-Control: max-age` allows. An unknown `kid` causes a refetch, but at most one per
 /// `refetchInterval` (and concurrent callers share one fetch), so tokens with made-up `kid`s
 /// cannot make the service hammer the provider. Expired keys are still used when a refresh fails.
+/// Each fetch counts in `identity_jwks_fetches_total{provider,outcome}` (`ok` or `failed`).
 actor JWKSCache {
     /// Bounds applied to the provider's `max-age`.
     static let minimumLifetime: TimeInterval = 60
@@ -91,15 +93,22 @@ actor JWKSCache {
             let set = try await task.value
             self.keySet = set
             self.lastAttemptFailed = false
+            self.countFetch("ok")
             self.logger.info(
                 "Fetched provider keys",
                 metadata: ["provider": "\(self.provider)", "jwks.kids": "\(set.algorithms.keys.sorted())"])
             return set
         } catch {
             self.lastAttemptFailed = true
+            self.countFetch("failed")
             self.logger.warning("Provider JWKS fetch failed", metadata: ["provider": "\(self.provider)", "error": "\(error)"])
             throw error
         }
+    }
+
+    private func countFetch(_ outcome: String) {
+        Counter(label: "identity_jwks_fetches_total", dimensions: [("provider", self.provider.rawValue), ("outcome", outcome)])
+            .increment()
     }
 
     private static func fetch(

@@ -26,10 +26,11 @@ final class RevocationList: Sendable {
         case user(UUID, notBefore: Date)
     }
 
-    /// Copies `entries` to Redis and publishes each. Never throws: on failure the copy is
+    /// Copies `entries` to Redis and publishes each, and counts them. Never throws: on failure the copy is
     /// marked for reseeding (Postgres already holds the revocation).
     func record(_ entries: [Entry], now: Date) async {
         guard !entries.isEmpty else { return }
+        TokenMetrics.countRevocations(entries)
         do {
             try await self.write(entries, now: now, publish: true)
         } catch {

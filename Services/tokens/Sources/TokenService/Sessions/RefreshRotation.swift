@@ -36,6 +36,7 @@ struct RefreshRotation: Sendable {
             let successor = RefreshToken()
             let pair = try await self.issuer.pair(for: state.session, refreshToken: successor, now: now)
             if try await self.rotate(token, to: successor, sealing: pair, now: now) {
+                TokenMetrics.rotations.increment()
                 return pair
             }
         }
@@ -53,6 +54,7 @@ struct RefreshRotation: Sendable {
             return pair
         }
         let session = state.session
+        TokenMetrics.reuseDetections.increment()
         self.logger.warning(
             "Refresh token reuse: revoking the session",
             metadata: ["tokens.session_id": "\(session.sessionID)", "tokens.user_id": "\(session.userID)"])

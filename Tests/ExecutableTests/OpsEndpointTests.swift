@@ -1,0 +1,120 @@
+import TestSupport
+import Foundation
+import Logging
+import ServiceProtocol
+import Testing
+
+/// Each backend serves `/healthz`, `/readyz` and `/metrics` on its `OPS_PORT`.
+@Suite struct OpsEndpointTests {
+    static let token = "ops-tests-service-token"
+
+    /// A backend process with its RPC and ops ports.
+    struct Backend {
+        let process: ServiceProcess
+        let rpcPort: Int
+        let opsPort: Int
+
+        init(_ name: String, _ extra: [String: String] = [:]) throws {
+            self.rpcPort = try freePort()
+            self.opsPort = try freePort()
+            self.process = try ServiceProcess(name, environment: [
+                "DATABASE_URL": try requiredEnvironment("DATABASE_URL"),
+                "REDIS_URL": try requiredEnvironment("REDIS_URL"),
+                "RPC_HOST": "127.0.0.1",
+                "RPC_PORT": "\(self.rpcPort)",
+                "OPS_PORT": "\(self.opsPort)",
+                "SERVICE_TOKEN": OpsEndpointTests.token,
+                "LOG_LEVEL": "warning",
+            ].merging(extra) { _, new in new })
+        }
+
+        func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(self.opsPort)\(path)")! }
+
+        func withClient<T: Sendable>(_ body: (RPCClient) async throws -> T) async throws -> T {
+            var configuration = RPCClient.Configuration(
+                endpoints: [RPCEndpoint(host: "127.0.0.1", port: self.rpcPort)], serviceName: self.process.name,
+                callerName: "executable-tests", serviceToken: OpsEndpointTests.token)
+            configuration.minimumBackoff = .milliseconds(20)
+            configuration.callTimeout = .seconds(30)
+            return try await RPCClient.withClient(configuration: configuration, logger: Logger(label: "test"), body)
+        }
+
+        func metrics() async throws -> String {
+            let answer = try #require(await httpGet(self.url("/metrics")))
+            #expect(answer.status == 200)
+            #expect(answer.contentType?.hasPrefix("text/plain; version=0.0.4") == true)
+            return answer.text
+        }
+
+        func stop() async {
+            self.process.terminate()
+            let status = await self.process.waitForExit(timeout: .seconds(15))
+            #expect(status == 0, "\(self.process.name) should drain and exit 0; output: \(self.process.stdout)")
+        }
+    }
+
+    @Test(arguments: [("identity", ["postgres"]), ("tokens", ["postgres", "redis"]), ("content-state", ["postgres"])])
+    func backendServesProbesAndRPCMetrics(_ name: String, _ checks: [String]) async throws {
+        let backend = try Backend(name)
+        let healthz = try await httpGetWhenUp(backend.url("/healthz"))
+        #expect(healthz?.status == 200, "stderr: \(backend.process.stderr) stdout: \(backend.process.stdout)")
+        #expect(healthz?.text == #"{"status":"ok"}"#)
+
+        let readyz = try #require(await httpGet(backend.url("/readyz")))
+        #expect(readyz.status == 200)
+        let readiness = try JSONDecoder().decode(Readiness.self, from: readyz.body)
+        #expect(readiness.status == "ok")
+        #expect(readiness.checks == Dictionary(uniqueKeysWithValues: checks.map { ($0, "ok") }))
+
+        _ = try await backend.withClient { client in
+            try await client.call(Health.method, Empty(), as: Health.Result.self)
+        }
+        let metrics = try await backend.metrics()
+        #expect(metrics.contains(#"rpc_server_requests_total{method="health",code="ok"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"rpc_server_request_duration_seconds_count{method="health"} 1"#))
+        #expect(metrics.contains("postgres_pool_connections "))
+        await backend.stop()
+    }
+
+    @Test func tokensCountsRotationsReuseAndRevocations() async throws {
+        let backend = try Backend("tokens", ["REFRESH_REUSE_GRACE": "0"])
+        let userID = UUID().uuidString
+        try await backend.withClient { client in
+            let issued = try await client.call("tokens.issue", ["user_id": userID], as: Pair.self)
+            _ = try await client.call("tokens.refresh", ["refresh_token": issued.refreshToken], as: Pair.self)
+            try await Task.sleep(for: .milliseconds(20))
+            let reuse = await #expect(throws: RPCError.self) {
+                try await client.call("tokens.refresh", ["refresh_token": issued.refreshToken], as: Pair.self)
+            }
+            #expect(reuse?.code == .refreshTokenReused)
+            let second = try await client.call("tokens.issue", ["user_id": userID], as: Pair.self)
+            _ = try await client.call(
+                "tokens.revoke", ["user_id": userID, "session_id": second.sessionID], as: [String: Bool].self)
+        }
+        let metrics = try await backend.metrics()
+        #expect(metrics.contains("\ntokens_refresh_rotations_total 1\n"), "\(metrics)")
+        #expect(metrics.contains("\ntokens_refresh_reuse_detected_total 1\n"))
+        #expect(metrics.contains(#"tokens_sessions_revoked_total{reason="refresh_token_reused"} 1"#))
+        #expect(metrics.contains(#"tokens_sessions_revoked_total{reason="logout"} 1"#))
+        #expect(metrics.contains(#"rpc_server_requests_total{method="tokens.refresh",code="refresh_token_reused"} 1"#))
+        #expect(metrics.contains("redis_pool_connections "))
+        await backend.stop()
+    }
+
+    /// The body of `/readyz`.
+    struct Readiness: Decodable {
+        var status: String
+        var checks: [String: String]
+    }
+
+    /// The parts of a `tokens` token pair the test uses.
+    struct Pair: Decodable {
+        var refreshToken: String
+        var sessionID: String
+
+        enum CodingKeys: String, CodingKey {
+            case refreshToken = "refresh_token"
+            case sessionID = "session_id"
+        }
+    }
+}
