@@ -3,6 +3,7 @@ import JWTKit
 import Logging
 import NIOCore
 import ServiceProtocol
+import Synchronization
 
 /// The claims `tokens` puts in an access token (docs/protocol.md, tokens).
 struct AccessTokenClaims: JWTPayload {
@@ -33,21 +34,28 @@ struct AccessTokenVerifier: Sendable {
     let issuer: String
     let audience: String
     let leeway: Int
+    /// Tokens already verified, so that an app's repeated calls with one token skip the
+    /// signature check (revocation is still checked on every request).
+    let verified = VerifiedTokenCache()
 
     /// The verified caller; `APIError.unauthorized` for any defect (the reason goes to the log
     /// at debug level only), `service_unavailable` when the keys cannot be fetched.
-    func verify(_ token: String, logger: Logger) async throws -> VerifiedToken {
-        guard token.utf8.count <= 8192 else { throw APIError.unauthorized }
+    func verify(_ tokenText: String, logger: Logger) async throws -> VerifiedToken {
+        guard tokenText.utf8.count <= 8192 else { throw APIError.unauthorized }
+        let now = Date().timeIntervalSince1970
+        let generation = self.keys.generation.load(ordering: .acquiring)
+        if let hit = self.verified.lookup(tokenText, now: now, leeway: Double(self.leeway), keyGeneration: generation) {
+            return hit
+        }
         let claims: AccessTokenClaims
         do {
-            claims = try await self.keys.verify(token)
+            claims = try await self.keys.verify(tokenText)
         } catch let error as RPCError {
             throw error
         } catch {
             logger.debug("Access token refused", metadata: ["reason": "\(error)"])
             throw APIError.unauthorized
         }
-        let now = Date().timeIntervalSince1970
         let leeway = Double(self.leeway)
         guard claims.iss.value == self.issuer, claims.aud.value.contains(self.audience),
             claims.exp.value.timeIntervalSince1970 + leeway > now,
@@ -57,9 +65,49 @@ struct AccessTokenVerifier: Sendable {
             logger.debug("Access token refused: claims")
             throw APIError.unauthorized
         }
-        return VerifiedToken(
+        let token = VerifiedToken(
             caller: Caller(userID: userID, sessionID: sessionID, isAdmin: claims.adm ?? false),
             issuedAt: Int(claims.iat.value.timeIntervalSince1970))
+        self.verified.insert(
+            token, for: tokenText, expiresAt: claims.exp.value.timeIntervalSince1970, now: now, keyGeneration: generation)
+        return token
+    }
+}
+
+/// Access tokens whose signature and claims were verified, until they expire: bounded
+/// (emptied when full), void once the key set changes, and checked again after `maximumAge`
+/// (so a key removed from `tokens` stops verifying as soon as the key cache would notice).
+final class VerifiedTokenCache: Sendable {
+    struct Entry {
+        var token: VerifiedToken
+        var expiresAt: Double
+        var verifiedAt: Double
+        var keyGeneration: Int
+    }
+
+    let capacity: Int
+    let maximumAge: Double
+    private let entries = Mutex<[String: Entry]>([:])
+
+    init(capacity: Int = 20_000, maximumAge: Double = 300) {
+        self.capacity = capacity
+        self.maximumAge = maximumAge
+    }
+
+    func lookup(_ text: String, now: Double, leeway: Double, keyGeneration: Int) -> VerifiedToken? {
+        guard let entry = self.entries.withLock({ $0[text] }), entry.keyGeneration == keyGeneration else { return nil }
+        guard entry.expiresAt + leeway > now, now - entry.verifiedAt < self.maximumAge else {
+            self.entries.withLock { _ = $0.removeValue(forKey: text) }
+            return nil
+        }
+        return entry.token
+    }
+
+    func insert(_ token: VerifiedToken, for text: String, expiresAt: Double, now: Double, keyGeneration: Int) {
+        self.entries.withLock { entries in
+            if entries.count >= self.capacity { entries.removeAll(keepingCapacity: true) }
+            entries[text] = Entry(token: token, expiresAt: expiresAt, verifiedAt: now, keyGeneration: keyGeneration)
+        }
     }
 }
 
@@ -75,6 +123,9 @@ actor SigningKeyCache {
     private var collection: JWTKeyCollection?
     private var json: ByteBuffer?
     private var kids: Set<String> = []
+    /// Changes whenever the set of key ids does: verified tokens cached under another
+    /// generation are checked again.
+    nonisolated let generation = Atomic<Int>(0)
     private var fetchedAt: ContinuousClock.Instant?
     private var fetching: Task<Void, any Error>?
 
@@ -154,7 +205,9 @@ actor SigningKeyCache {
         let keys = JWTKeyCollection()
         try await keys.add(jwks: jwks)
         self.collection = keys
-        self.kids = Set(jwks.keys.compactMap { $0.keyIdentifier?.string })
+        let kids = Set(jwks.keys.compactMap { $0.keyIdentifier?.string })
+        if kids != self.kids { self.generation.add(1, ordering: .releasing) }
+        self.kids = kids
         self.json = bytes
         self.fetchedAt = .now
         self.logger.info("Signing keys loaded", metadata: ["keys": "\(jwks.keys.count)"])

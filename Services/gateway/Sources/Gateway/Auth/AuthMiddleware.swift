@@ -14,10 +14,9 @@ struct AuthMiddleware: RouterMiddleware {
     let deletionRetryPath: String
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization], header.utf8.count > 7,
-            header.prefix(7).lowercased() == "bearer "
-        else { throw APIError.unauthorized }
-        let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        guard let header = request.headers[.authorization], let token = Self.bearerToken(header) else {
+            throw APIError.unauthorized
+        }
         let verified = try await self.verifier.verify(token, logger: context.logger)
         switch try await self.revocations.check(verified, logger: context.logger) {
         case .live:
@@ -33,5 +32,19 @@ struct AuthMiddleware: RouterMiddleware {
         context.caller = verified.caller
         context.logger[metadataKey: "user.id"] = "\(verified.caller.userID.uuidString.lowercased())"
         return try await next(request, context)
+    }
+
+    /// The token of `Bearer <token>` (scheme case-insensitive, spaces around the token ignored).
+    static func bearerToken(_ header: String) -> String? {
+        let bytes = Array(header.utf8)
+        let scheme: [UInt8] = Array("bearer ".utf8)
+        guard bytes.count > scheme.count else { return nil }
+        for index in 0..<scheme.count where bytes[index] | 0x20 != scheme[index] | 0x20 { return nil }
+        var start = scheme.count
+        var end = bytes.count
+        while start < end, bytes[start] == UInt8(ascii: " ") { start += 1 }
+        while end > start, bytes[end - 1] == UInt8(ascii: " ") { end -= 1 }
+        guard start < end else { return nil }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 }
