@@ -93,7 +93,7 @@ let package = Package(
             path: "Tools/mock-idp/Sources/mock-idp"),
 
         // Benchmarks (run by scripts/bench).
-        .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport"),
+        .target(name: "BenchmarkSupport", dependencies: ["Postgres"], path: "Benchmarks/BenchmarkSupport"),
         .executableTarget(
             name: "foundation-bench",
             dependencies: ["BenchmarkSupport", "ServiceProtocol", "Postgres", logging, nio, nioPosix],

@@ -90,11 +90,7 @@ func measureIfSelected(
     _ name: String, concurrency: Int, duration: Duration, _ operation: @escaping @Sendable () async throws -> Void
 ) async throws -> LatencyStats? {
     if let only, !name.contains(only) { return nil }
-    let before = meter.sample()
-    var stats = try await measure(name, concurrency: concurrency, duration: duration, operation)
-    let after = meter.sample()
-    stats.cpu = (after.own - before.own, after.postgres - before.postgres)
-    return stats
+    return try await meter.measure(name, concurrency: concurrency, duration: duration, operation)
 }
 
 /// JSON alone: encoding a page of 50 favorites as the server does and decoding it as the
