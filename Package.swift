@@ -39,6 +39,9 @@ let package = Package(
             name: "CLibPQ", path: "Shared/CLibs/CLibPQ", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
         .systemLibrary(
+            name: "CLibCrypto", path: "Shared/CLibs/CLibCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
             name: "CHiredis", path: "Shared/CLibs/CHiredis", pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]),
 
@@ -64,7 +67,7 @@ let package = Package(
             path: "Services/identity/Sources/IdentityService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "identity", dependencies: ["IdentityService", "ServiceKit"], path: "Services/identity/Sources/identity"),
         .target(
-            name: "TokenService", dependencies: ["ServiceKit", jwt, crypto, cryptoExtras],
+            name: "TokenService", dependencies: ["ServiceKit", "CLibCrypto", jwt, crypto, cryptoExtras],
             path: "Services/tokens/Sources/TokenService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "tokens", dependencies: ["TokenService", "ServiceKit"], path: "Services/tokens/Sources/tokens"),
         .target(
