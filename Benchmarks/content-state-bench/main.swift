@@ -110,10 +110,13 @@ func codecBenchmark() async throws -> LatencyStats? {
     }
 }
 
+/// One encoder for every call's params, as the RPC client's own `call` keeps.
+let paramsEncoder = JSONEncoder()
+
 /// Calls `method` as the gateway does (`callJSON`: the result's bytes are passed on, never
 /// decoded) and checks that the result is the object expected.
 @Sendable func callAsGateway(_ client: RPCClient, _ method: String, _ params: some Encodable, expecting prefix: String) async throws {
-    let result = try await client.callJSON(method, params: try JSONEncoder().encode(params))
+    let result = try await client.callJSON(method, params: try paramsEncoder.encode(params))
     precondition(result.readableBytes > 200 && result.getString(at: result.readerIndex, length: prefix.utf8.count) == prefix)
 }
 

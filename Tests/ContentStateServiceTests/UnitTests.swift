@@ -120,3 +120,11 @@ import Testing
         }
     }
 }
+
+@Suite struct PostgresTextArrayTests {
+    @Test func idsAreQuotedWithQuotesAndBackslashesEscaped() throws {
+        let ids = try ["plain", #"q"uote"#, #"back\slash"#, "naïve ✓", "{braces},comma"].map { try ItemID(validating: $0) }
+        #expect(postgresTextArray(ids) == #"{"plain","q\"uote","back\\slash","naïve ✓","{braces},comma"}"#)
+        #expect(postgresTextArray([]) == "{}")
+    }
+}
