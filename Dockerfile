@@ -21,7 +21,7 @@ RUN swift package resolve
 
 COPY . .
 # The Swift runtime and Foundation are linked in statically, so the runtime image needs only
-# libpq, hiredis and the system libraries.
+# libpq, hiredis, OpenSSL (libcrypto: tokens signs RS256 with it) and the system libraries.
 RUN set -eu; \
     for product in identity tokens content-state gateway mock-idp; do \
       swift build -c release --static-swift-stdlib --product "$product"; \
@@ -35,7 +35,7 @@ RUN set -eu; \
 FROM ${RUNTIME_IMAGE}
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update \
-    && apt-get install -y --no-install-recommends libpq5 libhiredis0.14 ca-certificates tzdata \
+    && apt-get install -y --no-install-recommends libpq5 libhiredis0.14 libssl3 ca-certificates tzdata \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --home-dir /nonexistent --shell /usr/sbin/nologin latchkey
 

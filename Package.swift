@@ -43,6 +43,9 @@ let package = Package(
             name: "CLibPQ", path: "Shared/CLibs/CLibPQ", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
         .systemLibrary(
+            name: "CLibCrypto", path: "Shared/CLibs/CLibCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
             name: "CHiredis", path: "Shared/CLibs/CHiredis", pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]),
 
@@ -68,7 +71,7 @@ let package = Package(
             path: "Services/identity/Sources/IdentityService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "identity", dependencies: ["IdentityService", "ServiceKit"], path: "Services/identity/Sources/identity"),
         .target(
-            name: "TokenService", dependencies: ["ServiceKit", jwt, crypto, cryptoExtras, metrics],
+            name: "TokenService", dependencies: ["ServiceKit", "CLibCrypto", jwt, crypto, cryptoExtras, metrics],
             path: "Services/tokens/Sources/TokenService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "tokens", dependencies: ["TokenService", "ServiceKit"], path: "Services/tokens/Sources/tokens"),
         .target(
@@ -97,7 +100,7 @@ let package = Package(
             path: "Tools/mock-idp/Sources/mock-idp"),
 
         // Benchmarks (run by scripts/bench).
-        .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport"),
+        .target(name: "BenchmarkSupport", dependencies: ["Postgres"], path: "Benchmarks/BenchmarkSupport"),
         .executableTarget(
             name: "foundation-bench",
             dependencies: ["BenchmarkSupport", "ServiceProtocol", "Postgres", logging, nio, nioPosix, metrics, prometheus],

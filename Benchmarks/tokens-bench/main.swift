@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import Postgres
 import ServiceKit
 import ServiceLifecycle
 import ServiceProtocol
@@ -23,6 +24,14 @@ let logger: Logger = {
     return logger
 }()
 let serviceToken = "tokens-bench-service-token"
+/// CPU time of this process and of Postgres per operation (Redis not included).
+let meter = try await {
+    let postgres = PostgresClient(
+        configuration: PostgresConfiguration(url: ProcessInfo.processInfo.environment["DATABASE_URL"] ?? "", poolSize: 1), logger: logger)
+    let meter = try await CPUMeter(postgres: postgres)
+    await postgres.shutdown()
+    return meter
+}()
 
 /// Issues and refreshes against one in-process `tokens` instance signing with `algorithm`.
 func benchmark(_ algorithm: String) async throws -> [LatencyStats] {
@@ -47,12 +56,12 @@ func benchmark(_ algorithm: String) async throws -> [LatencyStats] {
         tasks.addTask { try await group.run() }
         defer { tasks.cancelAll() }
         var rows: [LatencyStats] = []
-        rows.append(try await measure("issue \(algorithm)", concurrency: concurrency, duration: .seconds(seconds)) {
+        rows.append(try await meter.measure("issue \(algorithm)", concurrency: concurrency, duration: .seconds(seconds)) {
             _ = try await client.call("tokens.issue", IssueParams(userID: UUID(), deviceName: "bench"), as: TokenPair.self)
         })
         // Each caller rotates its own session's chain: every call presents the token the last one returned.
         let chains = RefreshChains()
-        rows.append(try await measure("refresh \(algorithm)", concurrency: concurrency, duration: .seconds(seconds)) {
+        rows.append(try await meter.measure("refresh \(algorithm)", concurrency: concurrency, duration: .seconds(seconds)) {
             let current = try await chains.take(client)
             let next = try await client.call("tokens.refresh", RefreshParams(refreshToken: current), as: TokenPair.self)
             await chains.give(next.refreshToken)

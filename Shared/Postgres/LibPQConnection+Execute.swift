@@ -9,15 +9,58 @@ struct StatementOutcome: Sendable {
 }
 
 extension LibPQConnection {
-    /// Runs one statement with bind parameters (`PQexecParams`, results in text format).
+    /// Runs one statement with bind parameters, results in text format. The statement is
+    /// prepared on this connection the first time it runs here and reused after that.
     func execute(_ sql: String, _ bindings: [PostgresValue]) throws(PostgresError) -> StatementOutcome {
         guard !isPoisoned else { throw .connectionLost }
         try verifyIfLeased()
         let parameters = try EncodedParameters(bindings)
-        let result = parameters.withUnsafeArrays { values, lengths, formats, types in
-            PQexecParams(raw, sql, Int32(parameters.count), types, values, lengths, formats, 0)
+        let key = PreparedStatementCache.Key(sql: sql, types: parameters.types)
+        let wasOutsideTransaction = PQtransactionStatus(raw) == PQTRANS_IDLE
+        do throws(PostgresError) {
+            return try executePrepared(key, parameters)
+        } catch where wasOutsideTransaction && Self.isStalePreparedStatement(error) {
+            // Nothing ran and no transaction was cut short: prepare it afresh, once.
+            return try executePrepared(key, parameters)
         }
-        return try outcome(of: result)
+    }
+
+    /// Runs `key` as a prepared statement, preparing it first if this connection has not yet
+    /// (or unprepared, with `PQexecParams`, once the cache is full).
+    private func executePrepared(_ key: PreparedStatementCache.Key, _ parameters: EncodedParameters) throws(PostgresError) -> StatementOutcome {
+        let count = Int32(parameters.count)
+        let name: String
+        if let known = preparedStatements.name(for: key) {
+            name = known
+        } else if preparedStatements.isFull {
+            let result = parameters.withUnsafeArrays { values, lengths, formats, types in
+                PQexecParams(raw, key.sql, count, types, values, lengths, formats, 0)
+            }
+            return try outcome(of: result)
+        } else {
+            let fresh = preparedStatements.newName()
+            let prepared = parameters.withUnsafeArrays { _, _, _, types in PQprepare(raw, fresh, key.sql, count, types) }
+            // A statement the server rejects fails here exactly as running it would.
+            _ = try outcome(of: prepared)
+            preparedStatements.add(key, name: fresh)
+            name = fresh
+        }
+        let result = parameters.withUnsafeArrays { values, lengths, formats, _ in
+            PQexecPrepared(raw, name, count, values, lengths, formats, 0)
+        }
+        do throws(PostgresError) {
+            return try outcome(of: result)
+        } catch {
+            if Self.isStalePreparedStatement(error) { preparedStatements.remove(key) }
+            throw error
+        }
+    }
+
+    /// The server no longer has the statement (someone ran `DEALLOCATE` or `DISCARD ALL`), or a
+    /// schema change altered the type of the rows it returns; preparing it again cures both.
+    private static func isStalePreparedStatement(_ error: PostgresError) -> Bool {
+        guard case .query(let sqlState, let message) = error else { return false }
+        return sqlState == "26000" || (sqlState == "0A000" && message.hasPrefix("cached plan must not change result type"))
     }
 
     /// Runs SQL text that may hold several statements and no parameters (`PQexec`); for

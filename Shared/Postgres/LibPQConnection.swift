@@ -15,6 +15,8 @@ final class LibPQConnection {
     var checkBeforeNextCommand = false
     /// Set when the connection is closed or in a state no command can recover from (COPY mode).
     var isPoisoned = false
+    /// The statements this server connection has prepared (see `PreparedStatementCache`).
+    var preparedStatements = PreparedStatementCache()
 
     private init(handle: OpaquePointer, password: String?) {
         self.handle = handle
@@ -70,6 +72,7 @@ final class LibPQConnection {
         drainUnsolicitedInput()
         guard PQstatus(handle) != CONNECTION_OK else { return }
         PQreset(handle)
+        preparedStatements.removeAll()
         guard PQstatus(handle) == CONNECTION_OK else { throw .connectionFailed(lastErrorMessage) }
         try prepareSession()
     }

@@ -24,6 +24,16 @@ import Testing
         #expect(empty.items.isEmpty)
     }
 
+    @Test func idsWithQuotesBackslashesAndBracesAreWrittenAndQueriedIntact() async throws {
+        let service = try await TestService.standard()
+        let user = UUID()
+        let awkward = [#"q"uote"#, #"back\slash"#, "{braces},comma", "naïve ✓", "plain"]
+        let _: ReadBatchResult = try await service.call("content.read.batch", ReadBatchParams(userID: user, itemIDs: Array(awkward.prefix(4)), read: true))
+        let result: StateQueryResult = try await service.call("content.state.query", StateQueryParams(userID: user, itemIDs: awkward))
+        #expect(result.items.filter(\.value.read).keys.sorted() == Array(awkward.prefix(4)).sorted())
+        #expect(result.items["plain"]?.read == false)
+    }
+
     @Test func stateQueryTakesMaxBatchIds() async throws {
         let service = try await TestService.standard()
         let user = UUID()

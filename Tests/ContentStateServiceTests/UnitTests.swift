@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOFoundationCompat
 import ServiceKit
 import Testing
 
@@ -73,5 +75,56 @@ import Testing
                 (error as? ConfigurationError)?.variable == name
             }
         }
+    }
+}
+
+/// The results written by hand read back, through the types' own decoders, as the values they
+/// were written from, awkward strings included.
+@Suite struct RawResultTests {
+    static let awkward = [#"quote " backslash \ "#, "tab\tnewline\n\u{1}", "naïve ✓ 🦊", "/slash"]
+
+    @Test func favoritesPagesReadBackAsWritten() throws {
+        let items = Self.awkward.enumerated().map { index, text in
+            Favorite(
+                itemID: "item \(text)", nickname: index % 2 == 0 ? text : nil, position: index == 1 ? nil : Int64(index) - 1,
+                favoritedAt: Timestamp(milliseconds: 1_795_317_839_123 + Int64(index)))
+        }
+        for page in [FavoritesPage(items: items, nextCursor: "abc"), FavoritesPage(items: [], nextCursor: nil)] {
+            let written = try JSONDecoder().decode(FavoritesPage.self, from: Data(buffer: page.rawJSON.bytes))
+            #expect(written == page)
+        }
+    }
+
+    @Test func stateQueryResultsReadBackAsWritten() throws {
+        var items: [String: ItemFlags] = [:]
+        for (index, text) in Self.awkward.enumerated() {
+            items[text] = ItemFlags(favorited: index % 2 == 0, read: index % 3 == 0, unliked: index == 3)
+        }
+        for result in [StateQueryResult(items: items), StateQueryResult(items: [:])] {
+            let written = try JSONDecoder().decode(StateQueryResult.self, from: Data(buffer: result.rawJSON.bytes))
+            #expect(written == result)
+        }
+    }
+
+    @Test func changesPagesReadBackAsWritten() throws {
+        let changes = Self.awkward.enumerated().map { index, text in
+            var state = ItemState.empty
+            if index % 2 == 0 { state.favorite(nickname: .set(text), position: .set(Int64(index)), at: Timestamp(milliseconds: 1000)) }
+            if index % 3 == 0 { state.markRead(at: Timestamp(milliseconds: 2000)) }
+            if index == 3 { state.unlike(at: Timestamp(milliseconds: 3000)) }
+            return Change(itemID: text, state: state, updatedAt: Timestamp(milliseconds: 4000 + Int64(index)))
+        }
+        for page in [ChangesPage(changes: changes, nextCursor: "c1", hasMore: true), ChangesPage(changes: [], nextCursor: "c0", hasMore: false)] {
+            let written = try JSONDecoder().decode(ChangesPage.self, from: Data(buffer: page.rawJSON.bytes))
+            #expect(written == page)
+        }
+    }
+}
+
+@Suite struct PostgresTextArrayTests {
+    @Test func idsAreQuotedWithQuotesAndBackslashesEscaped() throws {
+        let ids = try ["plain", #"q"uote"#, #"back\slash"#, "naïve ✓", "{braces},comma"].map { try ItemID(validating: $0) }
+        #expect(postgresTextArray(ids) == #"{"plain","q\"uote","back\\slash","naïve ✓","{braces},comma"}"#)
+        #expect(postgresTextArray([]) == "{}")
     }
 }

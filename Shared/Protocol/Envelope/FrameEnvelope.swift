@@ -105,11 +105,20 @@ enum EnvelopeWriter {
     }
 
     static func result(id: UInt64, result: Data) -> ByteBuffer {
-        var buffer = allocator.buffer(capacity: result.count + 40)
+        self.result(id: id, size: result.count) { $0.writeBytes(result) }
+    }
+
+    static func result(id: UInt64, result: ByteBuffer) -> ByteBuffer {
+        self.result(id: id, size: result.readableBytes) { $0.writeImmutableBuffer(result) }
+    }
+
+    /// A result envelope around the `size` bytes that `writeResult` writes.
+    private static func result(id: UInt64, size: Int, _ writeResult: (inout ByteBuffer) -> Void) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: size + 40)
         buffer.writeStaticString(#"{"v":1,"id":"#)
         buffer.writeString(String(id))
         buffer.writeStaticString(#","result":"#)
-        buffer.writeBytes(result)
+        writeResult(&buffer)
         buffer.writeStaticString("}")
         return buffer
     }
@@ -117,6 +126,12 @@ enum EnvelopeWriter {
     /// Writes `text` as a JSON string: quotes, backslashes and control characters escaped.
     static func writeQuoted(_ text: String, to buffer: inout ByteBuffer) {
         buffer.writeStaticString("\"")
+        let needsEscaping = text.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        guard needsEscaping else {
+            buffer.writeString(text)
+            buffer.writeStaticString("\"")
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): buffer.writeStaticString(#"\""#)

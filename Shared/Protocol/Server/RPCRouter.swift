@@ -34,13 +34,35 @@ public struct RPCRouter: Sendable {
         params: Params.Type = Params.self,
         _ handler: @escaping @Sendable (Params, RPCRequestContext) async throws -> Result
     ) {
+        self.add(method, Params.self) { params, id, context in
+            EnvelopeWriter.result(id: id, result: try JSONCoders.encoder.encode(try await handler(params, context)))
+        }
+    }
+
+    /// Registers `method` with a handler that writes its result JSON itself (`RawJSON`): for a
+    /// large result on a hot path, where `JSONEncoder` would cost more than the work. Parameters,
+    /// errors and metrics are handled as in `register`.
+    public mutating func registerRaw<Params: Decodable & Sendable>(
+        _ method: String,
+        params: Params.Type = Params.self,
+        _ handler: @escaping @Sendable (Params, RPCRequestContext) async throws -> RawJSON
+    ) {
+        self.add(method, Params.self) { params, id, context in
+            EnvelopeWriter.result(id: id, result: try await handler(params, context).bytes)
+        }
+    }
+
+    /// Registers a handler that decodes the params, counts and times each call, and turns
+    /// whatever `respond` throws into an error response.
+    private mutating func add<Params: Decodable & Sendable>(
+        _ method: String, _ params: Params.Type,
+        _ respond: @escaping @Sendable (Params, UInt64, RPCRequestContext) async throws -> ByteBuffer
+    ) {
         let metrics = CallMetrics.rpcServer(method: method)
         let route: Handler = { paramsJSON, id, context in
             let start = ContinuousClock.now
             do {
-                let params = try IncomingRequest.decode(Params.self, from: paramsJSON)
-                let result = try await handler(params, context)
-                let response = EnvelopeWriter.result(id: id, result: try JSONCoders.encoder.encode(result))
+                let response = try await respond(try IncomingRequest.decode(Params.self, from: paramsJSON), id, context)
                 metrics.record(nil, since: start)
                 return response
             } catch {

@@ -27,11 +27,11 @@ extension ContentStateMethods {
             return FavoriteToggleResult(itemID: id.value, favorited: outcome.states[id]?.isFavorited ?? false)
         }
 
-        router.register("content.favorites.list") { (params: FavoritesListParams, _) -> FavoritesPage in
+        router.registerRaw("content.favorites.list") { (params: FavoritesListParams, _) -> RawJSON in
             let order = params.order ?? .recent
             let limit = try PageLimit.validated(params.limit)
             let cursor = try cursor(params.cursor, order == .recent ? .favoritesRecent : .favoritesPosition)
-            return try await store.favorites(user: params.userID, order: order, limit: limit, after: cursor)
+            return try await store.favorites(user: params.userID, order: order, limit: limit, after: cursor).rawJSON
         }
     }
 }

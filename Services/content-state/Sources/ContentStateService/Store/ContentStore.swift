@@ -57,12 +57,17 @@ extension ItemState {
 /// `"` and `\` escaped. Ids never hold control characters (validated), so nothing else needs care.
 func postgresTextArray(_ ids: [ItemID]) -> String {
     var text = "{"
+    text.reserveCapacity(ids.reduce(2) { $0 + $1.value.utf8.count + 3 })
     for (index, id) in ids.enumerated() {
         if index > 0 { text += "," }
         text += "\""
-        for scalar in id.value.unicodeScalars {
-            if scalar == "\"" || scalar == "\\" { text += "\\" }
-            text.unicodeScalars.append(scalar)
+        if id.value.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            for scalar in id.value.unicodeScalars {
+                if scalar == "\"" || scalar == "\\" { text += "\\" }
+                text.unicodeScalars.append(scalar)
+            }
+        } else {
+            text += id.value
         }
         text += "\""
     }

@@ -11,6 +11,8 @@ public final class KeyRing: Sendable {
     struct Snapshot: Sendable {
         var keys: [SigningKey]
         var signingKid: String
+        /// Set when the signing key is RSA: signs instead of `collection` (see `RS256Signer`).
+        var rs256: RS256Signer?
         var collection: JWTKeyCollection
         var jwks: PublicJWKS
     }
@@ -51,7 +53,13 @@ public final class KeyRing: Sendable {
         for key in keys {
             try await key.add(to: collection)
         }
-        return Snapshot(keys: keys, signingKid: signer.kid, collection: collection, jwks: PublicJWKS(keys: keys.reversed().map(\.publicJWK)))
+        var rs256: RS256Signer?
+        if case .rsa(let key) = signer.material {
+            rs256 = try RS256Signer(pem: key.pemRepresentation, kid: signer.kid)
+        }
+        return Snapshot(
+            keys: keys, signingKid: signer.kid, rs256: rs256, collection: collection,
+            jwks: PublicJWKS(keys: keys.reversed().map(\.publicJWK)))
     }
 
     /// Reads the folder again; keeps the current keys if the folder cannot be read.
@@ -76,7 +84,8 @@ public final class KeyRing: Sendable {
 
     /// Signs `claims` with the newest key of the configured algorithm.
     func sign(_ claims: AccessTokenClaims) async throws -> String {
-        let (collection, kid) = self.snapshot.withLock { ($0.collection, $0.signingKid) }
+        let (collection, kid, rs256) = self.snapshot.withLock { ($0.collection, $0.signingKid, $0.rs256) }
+        if let rs256 { return try rs256.sign(claims) }
         return try await collection.sign(claims, kid: JWKIdentifier(string: kid))
     }
 

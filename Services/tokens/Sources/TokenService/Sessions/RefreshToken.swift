@@ -7,10 +7,10 @@ struct RefreshToken: Sendable {
     let text: String
     private let bytes: [UInt8]
 
-    /// A new random token.
+    /// A new random token. The bytes come from the system generator 8 at a time (one
+    /// `getrandom` call each), not one call per byte.
     init() {
-        var generator = SystemRandomNumberGenerator()
-        self.bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        self.bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
         self.text = Base64URL.encode(self.bytes)
     }
 

@@ -1,0 +1,88 @@
+import ServiceProtocol
+
+// The results of the read methods a client calls most (a page of favorites, the state of a
+// screenful of items, a page of changes), written as JSON by hand: the same members and
+// values `JSONEncoder` writes for these types (their `Decodable` reads them back), without
+// its cost per value.
+
+extension FavoritesPage {
+    var rawJSON: RawJSON {
+        var json = RawJSON(capacity: 48 + self.items.count * 128)
+        json.append(#"{"items":["#)
+        for (index, item) in self.items.enumerated() {
+            if index > 0 { json.append(",") }
+            json.append(#"{"item_id":"#)
+            json.append(string: item.itemID)
+            json.append(#","nickname":"#)
+            json.append(string: item.nickname)
+            json.append(#","position":"#)
+            json.append(integer: item.position)
+            json.append(#","favorited_at":"#)
+            json.append(string: item.favoritedAt.rfc3339)
+            json.append("}")
+        }
+        json.append(#"],"next_cursor":"#)
+        json.append(string: self.nextCursor)
+        json.append("}")
+        return json
+    }
+}
+
+extension StateQueryResult {
+    var rawJSON: RawJSON {
+        var json = RawJSON(capacity: 16 + self.items.count * 96)
+        json.append(#"{"items":{"#)
+        var first = true
+        for (id, flags) in self.items {
+            if !first { json.append(",") }
+            first = false
+            json.append(string: id)
+            json.append(#":{"favorited":"#)
+            json.append(bool: flags.favorited)
+            json.append(#","read":"#)
+            json.append(bool: flags.read)
+            json.append(#","unliked":"#)
+            json.append(bool: flags.unliked)
+            json.append("}")
+        }
+        json.append("}}")
+        return json
+    }
+}
+
+extension ChangesPage {
+    var rawJSON: RawJSON {
+        var json = RawJSON(capacity: 96 + self.changes.count * 256)
+        json.append(#"{"changes":["#)
+        for (index, change) in self.changes.enumerated() {
+            if index > 0 { json.append(",") }
+            json.append(#"{"item_id":"#)
+            json.append(string: change.itemID)
+            json.append(#","favorited":"#)
+            json.append(bool: change.favorited)
+            json.append(#","nickname":"#)
+            json.append(string: change.nickname)
+            json.append(#","position":"#)
+            json.append(integer: change.position)
+            json.append(#","read":"#)
+            json.append(bool: change.read)
+            json.append(#","unliked":"#)
+            json.append(bool: change.unliked)
+            json.append(#","updated_at":"#)
+            json.append(string: change.updatedAt.rfc3339)
+            json.append(#","favorited_at":"#)
+            json.append(string: change.favoritedAt?.rfc3339)
+            json.append(#","read_at":"#)
+            json.append(string: change.readAt?.rfc3339)
+            json.append(#","unliked_at":"#)
+            json.append(string: change.unlikedAt?.rfc3339)
+            json.append("}")
+        }
+        json.append(#"],"next_cursor":"#)
+        json.append(string: self.nextCursor)
+        json.append(#","has_more":"#)
+        json.append(bool: self.hasMore)
+        json.append("}")
+        return json
+    }
+}
