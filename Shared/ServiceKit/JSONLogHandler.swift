@@ -39,13 +39,45 @@ public struct JSONLogHandler: LogHandler {
     private static let output = Mutex(())
 }
 
+/// Writes one line per event to standard output, laid out as swift-log's `StreamLogHandler`
+/// (`<time> <level> <label>: <key=value ...> [<source>] <message>`), but formats metadata
+/// only when a line is written: setting metadata (a request id per request) costs nothing more
+/// than the dictionary update, where `StreamLogHandler` formats all of it again on every change.
+public struct TextLogHandler: LogHandler {
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+    private let label: String
+
+    public init(label: String) {
+        self.label = label
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { self.metadata[key] }
+        set { self.metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var merged = self.metadata
+        if let provided = self.metadataProvider?.get() { merged.merge(provided) { _, new in new } }
+        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let time = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
+        let line = "\(time) \(event.level) \(self.label):\(fields.isEmpty ? "" : " " + fields) [\(event.source)] \(event.message)\n"
+        Self.output.withLock { _ in FileHandle.standardOutput.write(Data(line.utf8)) }
+    }
+
+    private static let output = Mutex(())
+}
+
 /// Installs the process-wide log handler once, at start.
 public enum LoggingSetup {
     public static func bootstrap(level: Logger.Level, format: LogFormat) {
         LoggingSystem.bootstrap { label in
             switch format {
             case .text:
-                var handler = StreamLogHandler.standardOutput(label: label)
+                var handler = TextLogHandler(label: label)
                 handler.logLevel = level
                 return handler
             case .json:
