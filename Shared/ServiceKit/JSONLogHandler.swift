@@ -21,11 +21,7 @@ public struct JSONLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var fields: [String: String] = [:]
-        for (key, value) in self.metadata { fields[key] = "\(value)" }
-        if let provided = self.metadataProvider?.get() {
-            for (key, value) in provided { fields[key] = "\(value)" }
-        }
-        for (key, value) in event.metadata ?? [:] { fields[key] = "\(value)" }
+        for (key, value) in event.allMetadata(self.metadata, self.metadataProvider) { fields[key] = "\(value)" }
         fields["time"] = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
         fields["level"] = event.level.rawValue
         fields["label"] = self.label
@@ -59,16 +55,23 @@ public struct TextLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var merged = self.metadata
-        if let provided = self.metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let fields = event.allMetadata(self.metadata, self.metadataProvider).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         let time = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
         let line = "\(time) \(event.level) \(self.label):\(fields.isEmpty ? "" : " " + fields) [\(event.source)] \(event.message)\n"
         Self.output.withLock { _ in FileHandle.standardOutput.write(Data(line.utf8)) }
     }
 
     private static let output = Mutex(())
+}
+
+extension LogEvent {
+    /// The handler's metadata, then the provider's, then the event's own (later ones win).
+    func allMetadata(_ handler: Logger.Metadata, _ provider: Logger.MetadataProvider?) -> Logger.Metadata {
+        var merged = handler
+        if let provided = provider?.get() { merged.merge(provided) { _, new in new } }
+        if let own = self.metadata { merged.merge(own) { _, new in new } }
+        return merged
+    }
 }
 
 /// Installs the process-wide log handler once, at start.
