@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Redis
+import ServiceKit
 import TestSupport
 import Testing
 
@@ -26,24 +27,24 @@ struct RevocationCheckerTests {
         let redis = try self.redis()
         defer { Task { await redis.shutdown() } }
         let checker = RevocationChecker(redis: redis, failOpen: false)
-        _ = try await redis.command(["SET", "latchkey:revocations:complete", "1"])
+        _ = try await redis.command(["SET", RevocationKeys.complete, "1"])
 
         let live = self.token()
         #expect(try await checker.check(live, logger: self.logger) == .live)
 
         let loggedOut = self.token()
-        _ = try await redis.command(["SET", "latchkey:revoked:session:\(loggedOut.caller.sessionID.uuidString.lowercased())", "logout", "EX", "60"])
+        _ = try await redis.command(["SET", RevocationKeys.session(loggedOut.caller.sessionID), "logout", "EX", "60"])
         #expect(try await checker.check(loggedOut, logger: self.logger) == .revoked(reason: "logout"))
 
         let deactivated = self.token()
         _ = try await redis.command(
-            ["SET", "latchkey:revoked:session:\(deactivated.caller.sessionID.uuidString.lowercased())", "deactivated", "EX", "60"])
+            ["SET", RevocationKeys.session(deactivated.caller.sessionID), "deactivated", "EX", "60"])
         #expect(try await checker.check(deactivated, logger: self.logger) == .revoked(reason: "deactivated"))
 
         // The user's not-before kills tokens issued before it, and only those.
         let now = Int(Date().timeIntervalSince1970)
         let old = self.token(issuedAt: now - 10)
-        let userKey = "latchkey:revoked:user:\(old.caller.userID.uuidString.lowercased())"
+        let userKey = RevocationKeys.user(old.caller.userID)
         _ = try await redis.command(["SET", userKey, "\(now)", "EX", "60"])
         #expect(try await checker.check(old, logger: self.logger) == .revoked(reason: nil))
         var fresh = self.token(issuedAt: now)
@@ -54,7 +55,7 @@ struct RevocationCheckerTests {
     @Test func aMissingMarkerFailsClosedUnlessFailOpen() async throws {
         let redis = try self.redis()
         defer { Task { await redis.shutdown() } }
-        _ = try await redis.command(["DEL", "latchkey:revocations:complete"])
+        _ = try await redis.command(["DEL", RevocationKeys.complete])
         let closed = RevocationChecker(redis: redis, failOpen: false)
         await #expect(throws: APIError.self) { try await closed.check(self.token(), logger: self.logger) }
         do {
@@ -65,7 +66,7 @@ struct RevocationCheckerTests {
         }
         let open = RevocationChecker(redis: redis, failOpen: true)
         #expect(try await open.check(self.token(), logger: self.logger) == .live)
-        _ = try await redis.command(["SET", "latchkey:revocations:complete", "1"])
+        _ = try await redis.command(["SET", RevocationKeys.complete, "1"])
     }
 
     @Test func anUnreachableRedisFailsClosedUnlessFailOpen() async throws {

@@ -1,9 +1,10 @@
-import TestSupport
 import Foundation
 import Logging
 import Postgres
 import Redis
+import ServiceKit
 import ServiceProtocol
+import TestSupport
 import Testing
 @testable import TokenService
 

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import ServiceKit
 import ServiceProtocol
 import Testing
 @testable import TokenService

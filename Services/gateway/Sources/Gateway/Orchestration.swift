@@ -71,9 +71,3 @@ struct Orchestration: Sendable {
         return user
     }
 }
-
-extension JSONValue: ExpressibleByStringLiteral {
-    init(stringLiteral value: String) {
-        self = .string(value)
-    }
-}

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Redis
+import ServiceKit
 
 /// Reads the revocation copy `tokens` keeps in Redis (docs/revocation.md) for one token.
 struct RevocationChecker: Sendable {
@@ -16,11 +17,11 @@ struct RevocationChecker: Sendable {
     }
 
     func check(_ token: VerifiedToken, logger: Logger) async throws -> Verdict {
-        let sessionKey = "latchkey:revoked:session:\(token.caller.sessionID.uuidString.lowercased())"
-        let userKey = "latchkey:revoked:user:\(token.caller.userID.uuidString.lowercased())"
         let values: [RedisValue]
         do {
-            let reply = try await self.redis.command(["MGET", "latchkey:revocations:complete", sessionKey, userKey])
+            let reply = try await self.redis.command([
+                "MGET", RevocationKeys.complete, RevocationKeys.session(token.caller.sessionID), RevocationKeys.user(token.caller.userID),
+            ])
             guard let array = reply.arrayValue, array.count == 3 else { throw RedisError.protocolError("MGET reply") }
             values = array
         } catch {

@@ -53,6 +53,12 @@ enum JSONValue: Codable, Sendable, Equatable {
     }
 }
 
+extension JSONValue: ExpressibleByStringLiteral {
+    init(stringLiteral value: String) {
+        self = .string(value)
+    }
+}
+
 /// A JSON object under construction: the params of a backend call.
 typealias JSONObject = [String: JSONValue]
 

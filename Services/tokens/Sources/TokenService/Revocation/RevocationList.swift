@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Redis
+import ServiceKit
 import Synchronization
 
 /// The Redis copy of revocations: writes a revoked session or a user's not-before with a TTL

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Postgres
+import ServiceKit
 import ServiceLifecycle
 
 /// Keeps the Redis copy of revocations complete: every `interval` it checks the marker and,

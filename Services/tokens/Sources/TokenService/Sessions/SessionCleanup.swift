@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Postgres
+import ServiceKit
 import ServiceLifecycle
 
 /// Deletes what no token can need any more, in bounded batches: sessions that ended (expired

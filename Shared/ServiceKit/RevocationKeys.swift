@@ -1,6 +1,7 @@
 import Foundation
 
-/// The Redis names of the revocation copy, shared with the gateway (docs/revocation.md).
+/// The Redis names of the revocation copy: written by `tokens`, read by the gateway and any
+/// other reader (docs/revocation.md).
 public enum RevocationKeys {
     /// Present (value: the reason) while a revoked session's access tokens may still live.
     public static func session(_ sessionID: UUID) -> String {
@@ -20,5 +21,5 @@ public enum RevocationKeys {
     public static let channel = "latchkey:revocations"
 
     /// Kept this much longer than an access token lives, for clock skew between hosts.
-    static let skewMargin: TimeInterval = 60
+    public static let skewMargin: TimeInterval = 60
 }
