@@ -53,6 +53,10 @@ func clientConfiguration(ports: [Int], token: String = testToken) -> RPCClient.C
         serviceName: "test", callerName: "tests", serviceToken: token)
     configuration.minimumBackoff = .milliseconds(10)
     configuration.maximumBackoff = .milliseconds(100)
+    // Generous: the whole test run shares two cores, and right after it starts a call may wait
+    // seconds for its first connection. Tests about deadlines set their own, short ones.
+    configuration.callTimeout = .seconds(30)
+    configuration.connectTimeout = .seconds(10)
     return configuration
 }
 
