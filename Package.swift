@@ -126,11 +126,11 @@ let package = Package(
             ]),
         .testTarget(
             name: "PostgresTests", dependencies: ["Postgres", .product(name: "MetricsTestKit", package: "swift-metrics")]),
-        .testTarget(name: "RedisTests", dependencies: ["Redis", .product(name: "MetricsTestKit", package: "swift-metrics")]),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport", .product(name: "MetricsTestKit", package: "swift-metrics")]),
         .testTarget(
             name: "ServiceKitTests",
             dependencies: ["ServiceKit", hummingbird, .product(name: "HummingbirdTesting", package: "hummingbird")]),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Redis"], path: "Tests/TestSupport"),
         .testTarget(name: "ExecutableTests", dependencies: ["ServiceProtocol", "ServiceKit", "TestSupport"]),
         .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "MockIdentityProvider", "Postgres", jwt, logging]),
         .testTarget(name: "TokenServiceTests", dependencies: ["TokenService", "TestSupport", jwt]),

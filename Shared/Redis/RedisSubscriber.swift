@@ -23,12 +23,14 @@ final class RedisSubscriber: Sendable {
     private let logger: Logger
     private let continuation: AsyncStream<RedisMessage>.Continuation
     private let onFinish: @Sendable (RedisSubscriber) -> Void
+    private let onStatus: (@Sendable (RedisSubscription.Status) -> Void)?
     private let thread = NIOThreadPool(numberOfThreads: 1)
     private let isCancelled = Atomic<Bool>(false)
 
     init(
         channels: [String], configuration: RedisConfiguration, logger: Logger,
         continuation: AsyncStream<RedisMessage>.Continuation,
+        onStatus: (@Sendable (RedisSubscription.Status) -> Void)? = nil,
         onFinish: @escaping @Sendable (RedisSubscriber) -> Void
     ) {
         self.channels = channels
@@ -38,6 +40,7 @@ final class RedisSubscriber: Sendable {
         self.logger = logger
         self.continuation = continuation
         self.onFinish = onFinish
+        self.onStatus = onStatus
         thread.start()  // now, so a `stop()` racing `start()` always finds a pool to shut down
     }
 
@@ -108,6 +111,7 @@ final class RedisSubscriber: Sendable {
             } catch {
                 logger.warning("Redis subscription connection lost; resubscribing", metadata: ["redis.error": "\(error)"])
                 connection = nil
+                onStatus?(.interrupted)
             }
         }
         connection = nil
@@ -121,6 +125,7 @@ final class RedisSubscriber: Sendable {
             do {
                 let connection = try openSubscribed()
                 logger.info("Redis subscription resubscribed")
+                onStatus?(.resubscribed)
                 return connection
             } catch {
                 logger.debug("Redis subscription cannot reconnect yet", metadata: ["redis.error": "\(error)"])

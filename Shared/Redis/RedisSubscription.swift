@@ -15,6 +15,14 @@ public struct RedisSubscription: AsyncSequence, Sendable {
         stream.makeAsyncIterator()
     }
 
+    /// What happened to the dedicated connection (see ``RedisClient/subscribe(to:onStatus:)``).
+    public enum Status: Sendable, Equatable {
+        /// The connection was lost; messages are missed until `resubscribed`.
+        case interrupted
+        /// Subscribed again on a new connection.
+        case resubscribed
+    }
+
     /// Ends the sequence (after messages already received) and unsubscribes.
     public func cancel() {
         subscriber.cancel()

@@ -1,4 +1,5 @@
 import Redis
+import TestSupport
 import Testing
 
 /// The connection pool under concurrency, timeouts, and an unreachable or shut-down server.
@@ -28,7 +29,7 @@ import Testing
     }
 
     @Test func unreachableServerFailsWithConnectionFailed() async throws {
-        let url = RedisURL(host: "127.0.0.1", port: try PrivateRedisServer.freePort())
+        let url = RedisURL(host: "127.0.0.1", port: try freePort())
         try await TestRedis.withClient(url: url) { redis in
             do {
                 try await redis.ping()

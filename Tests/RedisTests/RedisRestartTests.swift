@@ -1,4 +1,6 @@
 import Redis
+import Synchronization
+import TestSupport
 import Testing
 
 /// Behaviour across a Redis crash and restart, and authentication, on a private server.
@@ -28,7 +30,8 @@ import Testing
     @Test func subscriptionKeepsReceivingAfterServerRestart() async throws {
         try await PrivateRedisServer.with { server in
             try await TestRedis.withClient(url: server.url) { redis in
-                let subscription = try await redis.subscribe(to: "news")
+                let statuses = Mutex<[RedisSubscription.Status]>([])
+                let subscription = try await redis.subscribe(to: "news") { status in statuses.withLock { $0.append(status) } }
                 var iterator = subscription.makeAsyncIterator()
                 _ = try await redis.command("PUBLISH", "news", "before restart")
                 #expect(await iterator.next()?.payload == "before restart")
@@ -41,6 +44,8 @@ import Testing
                 }
                 #expect(resubscribed)
                 #expect(await iterator.next()?.payload == "after restart")
+                // The reader was told of the break (when it could have missed messages) and of the return.
+                #expect(statuses.withLock { $0 } == [.interrupted, .resubscribed])
                 subscription.cancel()
             }
         }

@@ -20,16 +20,20 @@ public enum GatewayApp {
         let configuration = try GatewayConfiguration(env)
         let redis = try await BackendBootstrap.redis(env, logger: logger)
         let backends = Backends(configuration: configuration, logger: logger)
-        let router = self.router(configuration: configuration, redis: redis, backends: backends, logger: logger)
+        let revocationCache = configuration.revocationCacheTTL > 0 ? RevocationCache(timeToLive: .seconds(configuration.revocationCacheTTL)) : nil
+        let router = self.router(
+            configuration: configuration, redis: redis, backends: backends, revocationCache: revocationCache, logger: logger)
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: name),
             logger: logger)
-        return [ShutdownAction { await redis.shutdown() }] + backends.all + [app]
+        let feed: [any Service] = revocationCache.map { [RevocationFeed(redis: redis, cache: $0, logger: logger)] } ?? []
+        return [ShutdownAction { await redis.shutdown() }] + feed + backends.all + [app]
     }
 
     static func router(
-        configuration: GatewayConfiguration, redis: RedisClient, backends: Backends, logger: Logger
+        configuration: GatewayConfiguration, redis: RedisClient, backends: Backends, revocationCache: RevocationCache?,
+        logger: Logger
     ) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: HTTPMetricsMiddleware())
@@ -41,7 +45,7 @@ public enum GatewayApp {
         router.add(middleware: BodyLimitMiddleware(maxBodyBytes: configuration.maxBodyBytes))
 
         let keys = SigningKeyCache(tokens: backends.tokens, logger: logger)
-        let orchestration = Orchestration(backends: backends)
+        let orchestration = Orchestration(backends: backends, revocationCache: revocationCache)
         let rateLimiter = RateLimiter(redis: redis, trustForwardedFor: configuration.trustForwardedFor)
 
         addOperationsRoutes(to: router, checks: ReadinessChecks.all(redis: redis, backends: backends))
@@ -62,7 +66,7 @@ public enum GatewayApp {
                     verifier: AccessTokenVerifier(
                         keys: keys, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience,
                         leeway: configuration.clockLeeway),
-                    revocations: RevocationChecker(redis: redis, failOpen: configuration.revocationFailOpen),
+                    revocations: RevocationChecker(redis: redis, failOpen: configuration.revocationFailOpen, cache: revocationCache),
                     deletionRetryPath: "/api/v1/auth/account"))
         auth.addAuthenticated(to: authenticated)
         ContentRoutes(contentState: backends.contentState, maxBodyBytes: configuration.maxBodyBytes).add(to: authenticated)

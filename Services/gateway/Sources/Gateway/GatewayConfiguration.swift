@@ -15,6 +15,9 @@ public struct GatewayConfiguration: Sendable {
     public var jwtAudience: String
     /// Let authenticated requests through when Redis cannot be asked (default: fail closed).
     public var revocationFailOpen: Bool
+    /// Seconds a live revocation verdict is kept (`REVOCATION_CACHE_TTL`; 0: read Redis on
+    /// every request). Revocations drop it at once through `latchkey:revocations`.
+    public var revocationCacheTTL: Int
     /// Requests per minute per client IP; 0 turns a limit off.
     public var rateLimits: RateLimits
     /// Browser origins allowed by CORS; empty: no CORS headers.
@@ -44,6 +47,7 @@ public struct GatewayConfiguration: Sendable {
         self.jwtIssuer = production ? try env.required("JWT_ISSUER") : env.string("JWT_ISSUER", default: "latchkey")
         self.jwtAudience = production ? try env.required("JWT_AUDIENCE") : env.string("JWT_AUDIENCE", default: "latchkey-app")
         self.revocationFailOpen = try env.bool("REVOCATION_FAIL_OPEN", default: false)
+        self.revocationCacheTTL = try env.int("REVOCATION_CACHE_TTL", default: 5, range: 0...60)
         self.rateLimits = RateLimits(
             signInPerMinute: try env.int("RATE_LIMIT_SIGNIN_PER_MIN", default: 120),
             refreshPerMinute: try env.int("RATE_LIMIT_REFRESH_PER_MIN", default: 300),

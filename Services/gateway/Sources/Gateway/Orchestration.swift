@@ -8,6 +8,17 @@ import ServiceProtocol
 /// idempotent, so retrying a call that failed half way completes it.
 struct Orchestration: Sendable {
     let backends: Backends
+    /// This gateway's cached live verdicts, dropped for a user as soon as this gateway revoked
+    /// something of theirs (other gateways drop theirs on the message `tokens` publishes).
+    let revocationCache: RevocationCache?
+
+    /// Calls one of tokens' revocation methods (idempotent, so it may be retried on another
+    /// replica), then forgets the user's cached verdicts; returns the result as tokens sent it.
+    @discardableResult
+    func revoke(_ method: String, _ params: JSONObject, user: UUID, context: GatewayRequestContext) async throws -> ByteBuffer {
+        defer { self.revocationCache?.forget(user: user) }
+        return try await self.backends.tokens.callJSON(method, params: try params.encoded(), options: Backends.options(context, idempotent: true))
+    }
 
     /// Verifies the provider credential with identity, then opens a session with tokens.
     func signIn(credential: JSONObject, deviceName: JSONValue?, context: GatewayRequestContext) async throws -> TokenResponse {
@@ -25,9 +36,17 @@ struct Orchestration: Sendable {
     /// exists makes the token invalid; an inactive one gets `user_inactive`.
     func refresh(refreshToken: JSONValue, context: GatewayRequestContext) async throws -> TokenResponse {
         // Idempotent within the reuse grace window: every retry gets the identical pair.
-        let pair = try await self.backends.tokens.call(
-            "tokens.refresh", ["refresh_token": refreshToken] as JSONObject, as: TokenPair.self,
-            options: Backends.options(context, idempotent: true))
+        let pair: TokenPair
+        do {
+            pair = try await self.backends.tokens.call(
+                "tokens.refresh", ["refresh_token": refreshToken] as JSONObject, as: TokenPair.self,
+                options: Backends.options(context, idempotent: true))
+        } catch let error as RPCError where error.code == .refreshTokenReused {
+            // tokens revoked the whole session without saying whose it was: drop every cached
+            // verdict now rather than wait for the message.
+            self.revocationCache?.forgetAll()
+            throw error
+        }
         let user: PublicUser
         do {
             user = try await self.user(pair.userID, context: context)
@@ -53,8 +72,7 @@ struct Orchestration: Sendable {
         let id = JSONValue.string(userID.uuidString.lowercased())
         let options = Backends.options(context, idempotent: true)
         _ = try await self.backends.identity.call("identity.deleteUser", ["user_id": id] as JSONObject, as: Ignored.self, options: options)
-        _ = try await self.backends.tokens.call(
-            "tokens.revokeUser", ["user_id": id, "reason": "deleted"] as JSONObject, as: Ignored.self, options: options)
+        try await self.revoke("tokens.revokeUser", ["user_id": id, "reason": "deleted"], user: userID, context: context)
         _ = try await self.backends.contentState.call("content.user.delete", ["user_id": id] as JSONObject, as: Ignored.self, options: options)
         context.logger.info("Account deleted", metadata: ["deleted.user.id": "\(userID.uuidString.lowercased())"])
     }
@@ -66,8 +84,7 @@ struct Orchestration: Sendable {
         let options = Backends.options(context, idempotent: true)
         let user = try await self.backends.identity.call(
             "identity.setActive", ["user_id": id, "active": .bool(false)] as JSONObject, as: PublicUser.self, options: options)
-        _ = try await self.backends.tokens.call(
-            "tokens.revokeUser", ["user_id": id, "reason": "deactivated"] as JSONObject, as: Ignored.self, options: options)
+        try await self.revoke("tokens.revokeUser", ["user_id": id, "reason": "deactivated"], user: userID, context: context)
         return user
     }
 }

@@ -24,8 +24,7 @@ extension ContentStore {
     /// than the 50 index lookups themselves.
     static let selectFlags = """
         SELECT s.item_id, s.favorited_at IS NOT NULL, s.read_at IS NOT NULL, s.unliked_at IS NOT NULL
-        FROM unnest($2::text[]) AS asked(item_id)
-        JOIN content.item_states s ON s.user_id = $1 AND s.item_id = asked.item_id
+        FROM content.item_states s WHERE s.user_id = $1 AND s.item_id = ANY($2::text[])
         """
 
     /// The user's changes with a version above `version`, oldest first, at most `limit`.

@@ -72,9 +72,9 @@ struct AdminRoutes: Sendable {
             return try jsonResponse(PublicUser.Public(user: user, includeActive: true))
         }
         api.post("users/:id/revoke-sessions") { _, context in
-            let result = try await self.backends.tokens.callJSON(
-                "tokens.revokeAll", params: try (["user_id": .string(try Self.userID(context).uuidString.lowercased())] as JSONObject).encoded(),
-                options: Backends.options(context, idempotent: true))
+            let user = try Self.userID(context)
+            let result = try await self.orchestration.revoke(
+                "tokens.revokeAll", ["user_id": .string(user.uuidString.lowercased())], user: user, context: context)
             return jsonResponse(result)
         }
         api.delete("users/:id") { _, context in

@@ -3,12 +3,15 @@ import Logging
 import Redis
 import ServiceKit
 
-/// Reads the revocation copy `tokens` keeps in Redis (docs/revocation.md) for one token.
+/// Reads the revocation copy `tokens` keeps in Redis (docs/revocation.md) for one token, or
+/// the live verdict `RevocationCache` still holds for its session.
 struct RevocationChecker: Sendable {
     let redis: RedisClient
     /// `REVOCATION_FAIL_OPEN`: when Redis cannot answer (or its copy is incomplete), let the
     /// request through instead of failing it with 503.
     let failOpen: Bool
+    /// Live verdicts kept between requests; nil when `REVOCATION_CACHE_TTL` is 0.
+    var cache: RevocationCache? = nil
 
     enum Verdict: Equatable, Sendable {
         case live
@@ -17,6 +20,8 @@ struct RevocationChecker: Sendable {
     }
 
     func check(_ token: VerifiedToken, logger: Logger) async throws -> Verdict {
+        if let cache = self.cache, cache.isLive(token) { return .live }
+        let epoch = self.cache?.epoch()
         let values: [RedisValue]
         do {
             let reply = try await self.redis.command([
@@ -32,6 +37,7 @@ struct RevocationChecker: Sendable {
         }
         if !values[1].isNull { return .revoked(reason: values[1].stringValue) }
         if let notBefore = values[2].intValue, token.issuedAt < notBefore { return .revoked(reason: nil) }
+        if let epoch { self.cache?.storeLive(token, epoch: epoch) }
         return .live
     }
 

@@ -41,17 +41,15 @@ struct AuthRoutes: Sendable {
             let scope = body["scope"] ?? .string("local")
             let userID = JSONValue.string(caller.userID.uuidString.lowercased())
             let sessionID = JSONValue.string(caller.sessionID.uuidString.lowercased())
-            let options = Backends.options(context, idempotent: true)
+            let user = caller.userID
             switch scope {
             case .string("local"):
-                _ = try await self.backends.tokens.call(
-                    "tokens.revoke", ["user_id": userID, "session_id": sessionID] as JSONObject, as: Ignored.self, options: options)
+                try await self.orchestration.revoke("tokens.revoke", ["user_id": userID, "session_id": sessionID], user: user, context: context)
             case .string("others"):
-                _ = try await self.backends.tokens.call(
-                    "tokens.revokeAll", ["user_id": userID, "except_session_id": sessionID] as JSONObject, as: Ignored.self,
-                    options: options)
+                try await self.orchestration.revoke(
+                    "tokens.revokeAll", ["user_id": userID, "except_session_id": sessionID], user: user, context: context)
             case .string("global"):
-                _ = try await self.backends.tokens.call("tokens.revokeAll", ["user_id": userID] as JSONObject, as: Ignored.self, options: options)
+                try await self.orchestration.revoke("tokens.revokeAll", ["user_id": userID], user: user, context: context)
             default:
                 throw APIError.badRequest("scope must be local, others or global")
             }
@@ -81,12 +79,12 @@ struct AuthRoutes: Sendable {
             let caller = try context.requireCaller()
             guard let sessionID = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound }
             do {
-                _ = try await self.backends.tokens.call(
+                try await self.orchestration.revoke(
                     "tokens.revoke",
                     [
                         "user_id": .string(caller.userID.uuidString.lowercased()),
                         "session_id": .string(sessionID.uuidString.lowercased()),
-                    ] as JSONObject, as: Ignored.self, options: Backends.options(context, idempotent: true))
+                    ], user: caller.userID, context: context)
             } catch let error as RPCError where error.code == .notFound {
                 throw APIError(.notFound, .notFound, "No such session")
             }

@@ -7,20 +7,20 @@ import Glibc
 
 /// A `redis-server` child process of the test on its own loopback port, for tests that
 /// restart or reconfigure the server. `stop()` runs on every path out of `with`.
-final class PrivateRedisServer: @unchecked Sendable {
-    let port: Int
+public final class PrivateRedisServer: @unchecked Sendable {
+    public let port: Int
     private let extraArguments: [String]
     private var process: Process?
 
-    var url: RedisURL { RedisURL(host: "127.0.0.1", port: port) }
+    public var url: RedisURL { RedisURL(host: "127.0.0.1", port: port) }
 
     private init(extraArguments: [String]) throws {
-        self.port = try Self.freePort()
+        self.port = try freePort()
         self.extraArguments = extraArguments
     }
 
     /// Starts a server, runs `body`, and stops the server whatever happens.
-    static func with<Result>(
+    public static func with<Result>(
         arguments: [String] = [], _ body: (PrivateRedisServer) async throws -> Result
     ) async throws -> Result {
         let server = try PrivateRedisServer(extraArguments: arguments)
@@ -30,7 +30,7 @@ final class PrivateRedisServer: @unchecked Sendable {
     }
 
     /// Starts `redis-server` on `port` and waits until it accepts connections.
-    func start() async throws {
+    public func start() async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "",
@@ -49,7 +49,7 @@ final class PrivateRedisServer: @unchecked Sendable {
     }
 
     /// Kills the server at once (SIGKILL, like a crash) and reaps it.
-    func stop() {
+    public func stop() {
         guard let process else { return }
         self.process = nil
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
@@ -66,21 +66,6 @@ final class PrivateRedisServer: @unchecked Sendable {
                 connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
-    }
-
-    /// A port nothing listens on right now (bound to port 0, read back, released).
-    static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
-            }
-        }
-        guard socket >= 0, ok else { throw RedisError.connectionFailed("cannot find a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     private static func loopback(port: Int) -> sockaddr_in {
