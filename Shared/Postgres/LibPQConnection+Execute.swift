@@ -8,6 +8,14 @@ struct StatementOutcome: Sendable {
     var commandTag: String
 }
 
+/// A statement sent by `LibPQConnection.send` whose reply is still to be read.
+struct StatementInFlight: Sendable {
+    var key: PreparedStatementCache.Key
+    var wasOutsideTransaction: Bool
+    /// The statement's result, once read.
+    var outcome: Result<StatementOutcome, PostgresError>?
+}
+
 extension LibPQConnection {
     /// Runs one statement with bind parameters, results in text format. The statement is
     /// prepared on this connection the first time it runs here and reused after that.
@@ -56,9 +64,59 @@ extension LibPQConnection {
         }
     }
 
+    /// Sends `sql` as the statement this connection has already prepared and returns without
+    /// waiting for the reply (`receive` reads it), so that no thread waits on the network.
+    /// Nil when that is not the case, or the parameters are large (sending could block the
+    /// caller), or the connection must first be reopened: the caller uses `execute` instead.
+    func send(_ sql: String, _ bindings: [PostgresValue]) throws(PostgresError) -> StatementInFlight? {
+        guard !isPoisoned else { throw .connectionLost }
+        guard verifyIfLeasedWithoutBlocking() else { return nil }
+        let parameters = try EncodedParameters(bindings)
+        guard parameters.buffer.count <= Self.largestSentWithoutWaiting else { return nil }
+        let key = PreparedStatementCache.Key(sql: sql, types: parameters.types)
+        guard let name = preparedStatements.name(for: key) else { return nil }
+        let wasOutsideTransaction = PQtransactionStatus(raw) == PQTRANS_IDLE
+        let sent = parameters.withUnsafeArrays { values, lengths, formats, _ in
+            PQsendQueryPrepared(raw, name, Int32(parameters.count), values, lengths, formats, 0)
+        }
+        guard sent == 1 else {
+            noteTransactionStatus()
+            throw failure(of: nil)
+        }
+        return StatementInFlight(key: key, wasOutsideTransaction: wasOutsideTransaction)
+    }
+
+    /// Half a socket's smallest default send buffer (16 KiB): such a statement leaves at once.
+    static let largestSentWithoutWaiting = 8 * 1024
+
+    /// Reads what has arrived for the statement `send` sent, without blocking; nil while the
+    /// reply is incomplete (wait until the socket is readable and call again).
+    func receive(_ statement: inout StatementInFlight) -> Result<StatementOutcome, PostgresError>? {
+        if PQconsumeInput(raw) == 0 {
+            // Broken connection: libpq has no more results to give.
+            statement.outcome = statement.outcome ?? .failure(failure(of: nil))
+            while let result = PQgetResult(raw) { PQclear(result) }
+            noteTransactionStatus()
+            return statement.outcome
+        }
+        while PQisBusy(raw) == 0 {
+            guard let result = PQgetResult(raw) else {
+                noteTransactionStatus()  // the server said it is ready again: idle or in a transaction
+                return statement.outcome ?? .failure(failure(of: nil))
+            }
+            // One statement makes one result; should more come, the first decides.
+            let outcome = Result { () throws(PostgresError) in try self.outcome(of: result) }
+            if statement.outcome == nil { statement.outcome = outcome }
+        }
+        return nil
+    }
+
+    /// The socket libpq talks to the server on.
+    var socket: Int32 { PQsocket(raw) }
+
     /// The server no longer has the statement (someone ran `DEALLOCATE` or `DISCARD ALL`), or a
     /// schema change altered the type of the rows it returns; preparing it again cures both.
-    private static func isStalePreparedStatement(_ error: PostgresError) -> Bool {
+    static func isStalePreparedStatement(_ error: PostgresError) -> Bool {
         guard case .query(let sqlState, let message) = error else { return false }
         return sqlState == "26000" || (sqlState == "0A000" && message.hasPrefix("cached plan must not change result type"))
     }

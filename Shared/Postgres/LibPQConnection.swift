@@ -77,6 +77,20 @@ final class LibPQConnection {
         try prepareSession()
     }
 
+    /// `verifyIfLeased` without its blocking part: true when the connection needs no check or
+    /// passed it; false when it must be reopened (then `verifyIfLeased` does that).
+    func verifyIfLeasedWithoutBlocking() -> Bool {
+        guard checkBeforeNextCommand else { return true }
+        guard isIdle else {
+            checkBeforeNextCommand = false
+            return true
+        }
+        drainUnsolicitedInput()
+        guard PQstatus(handle) == CONNECTION_OK else { return false }
+        checkBeforeNextCommand = false
+        return true
+    }
+
     /// A server that shuts down sends a FATAL message and closes the socket; an idle
     /// connection only notices once it reads. Reading that input marks it broken.
     private func drainUnsolicitedInput() {

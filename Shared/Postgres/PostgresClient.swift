@@ -9,6 +9,8 @@ public final class PostgresClient: Sendable {
     public let configuration: PostgresConfiguration
     let logger: Logger
     private let threadPool: NIOThreadPool
+    /// Reads the replies of statements sent without the thread pool; nil if epoll could not be set up.
+    private let replies: PostgresReplyLoop?
     private let pool: ConnectionPool
     private let nextConnectionID = Atomic<Int>(1)
 
@@ -19,6 +21,7 @@ public final class PostgresClient: Sendable {
         // One thread per connection: a connection never waits for a thread.
         self.threadPool = NIOThreadPool(numberOfThreads: max(1, configuration.poolSize))
         self.threadPool.start()
+        self.replies = try? PostgresReplyLoop()
     }
 
     /// Runs a statement on a pooled connection and returns its rows.
@@ -77,6 +80,7 @@ public final class PostgresClient: Sendable {
             await connection.close()
         }
         try? await threadPool.shutdownGracefully()
+        replies?.stop()
     }
 
     /// A connection for one caller: an idle one, or a new one if the pool has room.
@@ -110,11 +114,12 @@ public final class PostgresClient: Sendable {
         let url = configuration.url
         let timeout = configuration.connectTimeout
         let threadPool = self.threadPool
+        let replies = self.replies
         do {
             let connection = try await threadPool.runBlocking {
                 PostgresConnection(
                     id: id, libpq: try LibPQConnection.connect(url: url, connectTimeout: timeout),
-                    threadPool: threadPool)
+                    threadPool: threadPool, replies: replies)
             }
             logger.debug("opened postgres connection", metadata: ["postgres.connection.id": "\(id)"])
             return connection

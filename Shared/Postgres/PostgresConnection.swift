@@ -2,28 +2,60 @@ import NIOPosix
 import Synchronization
 
 /// One server connection, lent to a caller by `PostgresClient.withConnection` or
-/// `withTransaction`. Its blocking libpq calls run on the client's thread pool, one at a time.
+/// `withTransaction`, used by one caller at a time.
+///
+/// A statement this connection has already prepared is sent from the caller's thread and its
+/// reply read by the client's `PostgresReplyLoop`; everything else (preparing, reopening,
+/// scripts, closing) runs as blocking libpq calls on the client's thread pool.
 public final class PostgresConnection: Sendable {
     /// A number for logs, unique within the client.
     public let id: Int
     private let threadPool: NIOThreadPool
+    private let replies: PostgresReplyLoop?
     private let libpq: Mutex<LibPQConnection>
 
-    init(id: Int, libpq: consuming sending LibPQConnection, threadPool: NIOThreadPool) {
+    init(id: Int, libpq: consuming sending LibPQConnection, threadPool: NIOThreadPool, replies: PostgresReplyLoop?) {
         self.id = id
         self.threadPool = threadPool
+        self.replies = replies
         self.libpq = Mutex(libpq)
     }
 
     /// Runs a statement and returns its rows (empty for statements that return none).
     public func query(_ sql: String, _ bindings: [PostgresValue] = []) async throws -> [PostgresRow] {
-        try await run { try $0.execute(sql, bindings) }.rows
+        try await statement(sql, bindings).rows
     }
 
     /// Runs a statement and returns how many rows it inserted, updated or deleted.
     @discardableResult
     public func execute(_ sql: String, _ bindings: [PostgresValue] = []) async throws -> Int {
-        try await run { try $0.execute(sql, bindings) }.affectedRows
+        try await statement(sql, bindings).affectedRows
+    }
+
+    /// Runs one statement: sent at once when it is prepared here already, else on the pool.
+    private func statement(_ sql: String, _ bindings: [PostgresValue]) async throws -> StatementOutcome {
+        if let replies = self.replies,
+            let (statement, socket) = try self.libpq.withLock({ libpq throws(PostgresError) in
+                try libpq.send(sql, bindings).map { ($0, libpq.socket) }
+            })
+        {
+            switch await replies.reply(to: statement, on: self, socket: socket) {
+            case .success(let outcome):
+                return outcome
+            case .failure(let error):
+                guard LibPQConnection.isStalePreparedStatement(error) else { throw error }
+                self.libpq.withLock { $0.preparedStatements.remove(statement.key) }
+                // Nothing ran and no transaction was cut short: prepare it afresh (below), once.
+                guard statement.wasOutsideTransaction else { throw error }
+            }
+        }
+        return try await run { try $0.execute(sql, bindings) }
+    }
+
+    /// Reads what has arrived of `statement`'s reply, on the calling thread without blocking
+    /// (`PostgresReplyLoop`, once the socket is readable); nil while it is incomplete.
+    func receive(_ statement: inout StatementInFlight) -> Result<StatementOutcome, PostgresError>? {
+        self.libpq.withLock { $0.receive(&statement) }
     }
 
     /// Runs SQL that may hold several statements and takes no parameters; for trusted SQL
@@ -34,7 +66,7 @@ public final class PostgresConnection: Sendable {
 
     /// Runs one statement and returns its full outcome, command tag included.
     func outcome(_ sql: String, _ bindings: [PostgresValue] = []) async throws -> StatementOutcome {
-        try await run { try $0.execute(sql, bindings) }
+        try await statement(sql, bindings)
     }
 
     /// True when the connection can go back to the pool: open and outside any transaction.

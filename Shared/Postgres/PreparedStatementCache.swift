@@ -9,7 +9,7 @@ import CLibPQ
 struct PreparedStatementCache {
     /// SQL text and the parameter type OIDs it was prepared with: the same text bound once
     /// with NULL (untyped) and once with bytea must be two statements.
-    struct Key: Hashable {
+    struct Key: Hashable, Sendable {
         var sql: String
         var types: [Oid]
     }

@@ -1,0 +1,133 @@
+import CLibPQ
+import Foundation
+import Synchronization
+
+/// One thread that waits, with epoll, for the replies to statements sent on any connection of
+/// a client, so that a statement costs its caller a send and a resumption, with no thread
+/// hand-off before it and no thread blocked while the server works. Under load one wake-up
+/// serves the replies of several connections.
+///
+/// `await` registers the connection's socket (one-shot: re-armed while a reply is incomplete);
+/// the loop reads the reply under the connection's lock and resumes the caller. `stop()` ends
+/// the thread once no statement waits any more.
+final class PostgresReplyLoop: Sendable {
+    private struct Waiting {
+        let connection: PostgresConnection
+        var statement: StatementInFlight
+        let continuation: CheckedContinuation<Result<StatementOutcome, PostgresError>, Never>
+    }
+
+    private struct State {
+        var waiting: [Int32: Waiting] = [:]
+        var stopping = false
+        var exited = false
+    }
+
+    private let epoll: Int32
+    private let wakeup: Int32
+    private let state = Mutex(State())
+
+    init() throws(PostgresError) {
+        self.epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        self.wakeup = eventfd(0, Int32(EFD_CLOEXEC))
+        guard self.epoll >= 0, self.wakeup >= 0 else {
+            if self.epoll >= 0 { close(self.epoll) }
+            if self.wakeup >= 0 { close(self.wakeup) }
+            throw .connectionFailed("cannot create the reply loop's epoll instance")
+        }
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.fd = self.wakeup
+        _ = epoll_ctl(self.epoll, EPOLL_CTL_ADD, self.wakeup, &event)
+        let thread = Thread { [self] in self.run() }
+        thread.name = "postgres-replies"
+        thread.start()
+    }
+
+    deinit {
+        close(self.epoll)
+        close(self.wakeup)
+    }
+
+    /// Waits for the reply to `statement`, just sent on `connection`'s `socket`.
+    func reply(
+        to statement: StatementInFlight, on connection: PostgresConnection, socket: Int32
+    ) async -> Result<StatementOutcome, PostgresError> {
+        await withCheckedContinuation { continuation in
+            let registered = self.state.withLock { state in
+                guard !state.exited else { return false }
+                state.waiting[socket] = Waiting(connection: connection, statement: statement, continuation: continuation)
+                return true
+            }
+            guard registered else {
+                // Nobody reads any more; the connection, busy with an unread reply, is closed on release.
+                continuation.resume(returning: .failure(.clientShutDown))
+                return
+            }
+            self.arm(socket)
+        }
+    }
+
+    /// Ends the thread once every statement still waiting has its reply.
+    func stop() {
+        self.state.withLock { $0.stopping = true }
+        var one: UInt64 = 1
+        _ = write(self.wakeup, &one, 8)
+    }
+
+    /// Asks for one readiness event of `socket` (registering it if epoll does not know it yet:
+    /// a new connection, or a reopened one on a new socket).
+    private func arm(_ socket: Int32) {
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue | EPOLLONESHOT.rawValue
+        event.data.fd = socket
+        if epoll_ctl(self.epoll, EPOLL_CTL_MOD, socket, &event) != 0 {
+            _ = epoll_ctl(self.epoll, EPOLL_CTL_ADD, socket, &event)
+        }
+    }
+
+    private func run() {
+        var events = [epoll_event](repeating: epoll_event(), count: 64)
+        while true {
+            let count = events.withUnsafeMutableBufferPointer { epoll_wait(self.epoll, $0.baseAddress, 64, -1) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            for index in 0..<Int(count) {
+                let socket = events[index].data.fd
+                if socket == self.wakeup {
+                    var value: UInt64 = 0
+                    _ = read(self.wakeup, &value, 8)
+                } else {
+                    self.readReply(on: socket)
+                }
+            }
+            let exit = self.state.withLock { state in
+                guard state.stopping, state.waiting.isEmpty else { return false }
+                state.exited = true
+                return true
+            }
+            if exit { return }
+        }
+        // epoll itself failed: fail whoever waits (their connections are then closed on release).
+        let stranded = self.state.withLock { state in
+            state.exited = true
+            defer { state.waiting.removeAll() }
+            return Array(state.waiting.values)
+        }
+        for waiting in stranded { waiting.continuation.resume(returning: .failure(.connectionLost)) }
+    }
+
+    private func readReply(on socket: Int32) {
+        guard var waiting = self.state.withLock({ $0.waiting[socket] }) else { return }
+        let outcome = waiting.connection.receive(&waiting.statement)
+        guard let outcome else {
+            self.state.withLock { $0.waiting[socket] = waiting }
+            self.arm(socket)
+            return
+        }
+        self.state.withLock { _ = $0.waiting.removeValue(forKey: socket) }
+        waiting.continuation.resume(returning: outcome)
+    }
+}
