@@ -21,7 +21,7 @@ public final class PostgresClient: Sendable {
         // One thread per connection: a connection never waits for a thread.
         self.threadPool = NIOThreadPool(numberOfThreads: max(1, configuration.poolSize))
         self.threadPool.start()
-        self.replies = try? PostgresReplyLoop()
+        self.replies = PostgresReplyLoop()
     }
 
     /// Runs a statement on a pooled connection and returns its rows.

@@ -27,14 +27,17 @@ final class PostgresReplyLoop: Sendable {
     private let wakeup: Int32
     private let state = Mutex(State())
 
-    init() throws(PostgresError) {
-        self.epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        self.wakeup = eventfd(0, Int32(EFD_CLOEXEC))
-        guard self.epoll >= 0, self.wakeup >= 0 else {
-            if self.epoll >= 0 { close(self.epoll) }
-            if self.wakeup >= 0 { close(self.wakeup) }
-            throw .connectionFailed("cannot create the reply loop's epoll instance")
+    /// Nil when the system refuses an epoll instance or an eventfd (then statements use the pool).
+    init?() {
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        let wakeup = eventfd(0, Int32(EFD_CLOEXEC))
+        guard epoll >= 0, wakeup >= 0 else {
+            if epoll >= 0 { close(epoll) }
+            if wakeup >= 0 { close(wakeup) }
+            return nil
         }
+        self.epoll = epoll
+        self.wakeup = wakeup
         var event = epoll_event()
         event.events = EPOLLIN.rawValue
         event.data.fd = self.wakeup
