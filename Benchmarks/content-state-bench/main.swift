@@ -12,6 +12,8 @@ import ServiceProtocol
 // writes bench users into schema `content`). Prints a Markdown table.
 //   swift build -c release --product content-state-bench
 //   DATABASE_URL=... BENCH_SECONDS=5 .build/release/content-state-bench
+// BENCH_ONLY=TEXT runs only the benchmarks whose name holds TEXT; BENCH_CONCURRENCY (64) callers;
+// DATABASE_POOL_SIZE (8); BENCH_RPC_CONNECTIONS (2) connections from the client to the server.
 
 // Swift Concurrency on the NIO event loops, as every service's main does.
 _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
@@ -53,6 +55,7 @@ func benchClientConfiguration() -> RPCClient.Configuration {
         endpoints: [RPCEndpoint(host: "127.0.0.1", port: server.port)],
         serviceName: "content-state", callerName: "bench", serviceToken: token)
     configuration.callTimeout = .seconds(30)
+    configuration.connectionsPerAddress = Int(environment["BENCH_RPC_CONNECTIONS"] ?? "") ?? 2
     return configuration
 }
 
