@@ -67,7 +67,7 @@ final class PostgresReplyLoop: Sendable {
                 continuation.resume(returning: .failure(.clientShutDown))
                 return
             }
-            self.arm(socket)
+            if !self.arm(socket) { self.fail(socket) }
         }
     }
 
@@ -80,13 +80,20 @@ final class PostgresReplyLoop: Sendable {
 
     /// Asks for one readiness event of `socket` (registering it if epoll does not know it yet:
     /// a new connection, or a reopened one on a new socket).
-    private func arm(_ socket: Int32) {
+    /// False if epoll refuses the socket (then no event would ever come for it).
+    private func arm(_ socket: Int32) -> Bool {
         var event = epoll_event()
         event.events = EPOLLIN.rawValue | EPOLLONESHOT.rawValue
         event.data.fd = socket
-        if epoll_ctl(self.epoll, EPOLL_CTL_MOD, socket, &event) != 0 {
-            _ = epoll_ctl(self.epoll, EPOLL_CTL_ADD, socket, &event)
-        }
+        if epoll_ctl(self.epoll, EPOLL_CTL_MOD, socket, &event) == 0 { return true }
+        return epoll_ctl(self.epoll, EPOLL_CTL_ADD, socket, &event) == 0
+    }
+
+    /// Fails the statement waiting on `socket`: its reply cannot be waited for. The connection,
+    /// left busy, is closed when it goes back to the pool.
+    private func fail(_ socket: Int32) {
+        let waiting = self.state.withLock { $0.waiting.removeValue(forKey: socket) }
+        waiting?.continuation.resume(returning: .failure(.connectionLost))
     }
 
     private func run() {
@@ -127,7 +134,7 @@ final class PostgresReplyLoop: Sendable {
         let outcome = waiting.connection.receive(&waiting.statement)
         guard let outcome else {
             self.state.withLock { $0.waiting[socket] = waiting }
-            self.arm(socket)
+            if !self.arm(socket) { self.fail(socket) }
             return
         }
         self.state.withLock { _ = $0.waiting.removeValue(forKey: socket) }
