@@ -1,7 +1,8 @@
 /// The names and types of a result's columns, shared by all its rows.
+@usableFromInline
 final class PostgresColumns: Sendable {
-    let names: [String]
-    let types: [PostgresDataType]
+    @usableFromInline let names: [String]
+    @usableFromInline let types: [PostgresDataType]
 
     init(names: [String], types: [PostgresDataType]) {
         self.names = names
@@ -11,14 +12,18 @@ final class PostgresColumns: Sendable {
 
 /// One result row, read by column name or position:
 /// `try row.decode("id", as: UUID.self)`, `try row.decode(1, as: String?.self)`.
+///
+/// The `decode` methods are inlinable so that callers in other modules get them specialized
+/// for the type they read: unspecialized, each cell cost a run-time lookup of generic metadata.
 public struct PostgresRow: Sendable {
-    let columns: PostgresColumns
+    @usableFromInline let columns: PostgresColumns
     /// Cell text in result order; nil is SQL NULL.
-    let cells: [String?]
+    @usableFromInline let cells: [String?]
 
     public var columnNames: [String] { columns.names }
 
     /// The value of the first column called `column`.
+    @inlinable
     public func decode<T: PostgresDecodable>(_ column: String, as type: T.Type = T.self) throws -> T {
         guard let index = columns.names.firstIndex(of: column) else {
             throw PostgresError.decoding(column: column, message: "no such column")
@@ -27,6 +32,7 @@ public struct PostgresRow: Sendable {
     }
 
     /// The value of the column at `index` (0-based).
+    @inlinable
     public func decode<T: PostgresDecodable>(_ index: Int, as type: T.Type = T.self) throws -> T {
         guard cells.indices.contains(index) else {
             throw PostgresError.decoding(column: "#\(index)", message: "no such column")
@@ -34,7 +40,8 @@ public struct PostgresRow: Sendable {
         return try decodeCell(at: index, label: columns.names[index])
     }
 
-    private func decodeCell<T: PostgresDecodable>(at index: Int, label: String) throws -> T {
+    @inlinable
+    func decodeCell<T: PostgresDecodable>(at index: Int, label: String) throws -> T {
         guard let text = cells[index] else {
             guard let null = T.decodedNull else {
                 throw PostgresError.decoding(column: label, message: "NULL read as non-optional \(T.self)")
