@@ -100,10 +100,10 @@ let package = Package(
             path: "Tools/mock-idp/Sources/mock-idp"),
 
         // Benchmarks (run by scripts/bench).
-        .target(name: "BenchmarkSupport", dependencies: ["Postgres", nio, nioPosix], path: "Benchmarks/BenchmarkSupport"),
+        .target(name: "BenchmarkSupport", dependencies: ["Postgres"], path: "Benchmarks/BenchmarkSupport"),
         .executableTarget(
             name: "foundation-bench",
-            dependencies: ["BenchmarkSupport", "ServiceProtocol", "Postgres", logging, nio, nioPosix, metrics, prometheus],
+            dependencies: ["BenchmarkSupport", "ServiceKit", "ServiceProtocol", "Postgres", logging, nio, nioPosix, metrics, prometheus],
             path: "Benchmarks/foundation-bench"),
         .executableTarget(
             name: "tokens-bench", dependencies: ["BenchmarkSupport", "TokenService", "ServiceKit", jwt],

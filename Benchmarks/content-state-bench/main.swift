@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import Postgres
+import ServiceKit
 import ServiceProtocol
 
 // Content-state through its RPC client, as the gateway calls it: state queries of 50 ids and
@@ -17,7 +18,7 @@ import ServiceProtocol
 // EVENT_LOOP_THREADS (one per core) event loops for client and server together.
 
 // Swift Concurrency on the NIO event loops (EVENT_LOOP_THREADS of them), as every service's main does.
-installEventLoops()
+try EventLoops.install(EnvironmentReader())
 
 let environment = ProcessInfo.processInfo.environment
 guard let databaseURL = environment["DATABASE_URL"] else {

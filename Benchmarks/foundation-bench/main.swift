@@ -5,11 +5,12 @@ import Logging
 import NIOCore
 import NIOPosix
 import Prometheus
+import ServiceKit
 import ServiceProtocol
 
 // Run Swift Concurrency on the NIO event loops, as the services do: no thread hops between
 // the I/O threads and the cooperative pool.
-installEventLoops()  // EVENT_LOOP_THREADS loops (default: one per core)
+try EventLoops.install(EnvironmentReader())  // EVENT_LOOP_THREADS loops (default: one per core)
 
 // Foundation benchmarks: RPC echo round trips over loopback and pooled Postgres `SELECT 1`.
 // Run with `scripts/bench` (release build, throwaway Postgres). Prints a Markdown table.

@@ -15,19 +15,11 @@ public enum ServiceMain {
         name: String, commonConfiguration: (EnvironmentReader) throws -> CommonConfiguration, start: Start
     ) async -> Never {
         let env = EnvironmentReader()
-        // EVENT_LOOP_THREADS (default: one per core), set before the event loops exist. On a small
-        // machine shared with Postgres and the other services, fewer threads switch less.
-        // NIO takes the suggestion once and refuses a second one (or a read before it), so it is
-        // only set when the variable is.
-        if env.optional("EVENT_LOOP_THREADS") != nil {
-            do {
-                NIOSingletons.groupLoopCountSuggestion = try env.int("EVENT_LOOP_THREADS", default: System.coreCount, range: 1...256)
-            } catch {
-                fail(name, error)
-            }
+        do {
+            try EventLoops.install(env)
+        } catch {
+            fail(name, error)
         }
-        // Swift Concurrency runs on the NIO event loops: no thread hop per I/O event.
-        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let common: CommonConfiguration
         do {
             common = try commonConfiguration(env)
