@@ -42,9 +42,7 @@ final class PostgresReplyLoop: Sendable {
         event.events = EPOLLIN.rawValue
         event.data.fd = self.wakeup
         _ = epoll_ctl(self.epoll, EPOLL_CTL_ADD, self.wakeup, &event)
-        let thread = Thread { [self] in self.run() }
-        thread.name = "postgres-replies"
-        thread.start()
+        Thread { [self] in self.run() }.start()
     }
 
     deinit {
