@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import Redis
 import ServiceKit
 import TestSupport
@@ -90,6 +91,22 @@ struct JSONBodyTests {
         #expect(JSONBody.depth(of: .init(string: #"{"a":[1,{"b":"[[[[["}]}"#)) == 3)
         #expect(JSONBody.depth(of: .init(string: #"{"a":"\"[[[["}"#)) == 1)
         #expect(JSONBody.depth(of: .init(string: String(repeating: "[", count: 20))) == 20)
+    }
+
+    /// Plain bodies are read in one pass, the others by Foundation: the result is the same.
+    @Test(arguments: [
+        #"{"user_id":"u","item_ids":["a","b/c","\u00e9"],"limit":-5,"ok":true,"none":null,"o":{"p":[]}}"#,
+        #"{"position":1.0,"ratio":1.5,"huge":99999999999999999999}"#,
+        #"{"a":1,"a":2}"#,
+    ])
+    func bodiesReadAsFoundationReadsThem(_ text: String) throws {
+        let expected = try JSONDecoder().decode(JSONObject.self, from: Data(text.utf8))
+        #expect(try JSONBody.object(ByteBuffer(string: text)) == expected)
+    }
+
+    @Test(arguments: ["[1]", "\"text\"", "{\"a\":", "{\"a\":1} x", "{\"a\":\"\u{01}\"}"])
+    func bodiesThatAreNotObjectsAreBadRequests(_ text: String) {
+        #expect(throws: APIError.self) { try JSONBody.object(ByteBuffer(string: text)) }
     }
 
     @Test func copyKeepsNullsAndLeavesAbsentMembersOut() throws {

@@ -102,14 +102,14 @@ public final class RPCClient: Service, Sendable {
     ) async throws -> Result {
         let paramsJSON: Data
         do {
-            paramsJSON = try JSONCoders.encoder.encode(params)
+            paramsJSON = try JSONCoders.encode(params)
         } catch {
             throw RPCError.badRequest("Parameters of \(method) cannot be encoded")
         }
         return try await self.perform(method, options: options) { connection, deadline in
             try await connection.send(
                 method, paramsJSON: paramsJSON, deadline: deadline, requestID: options.requestID
-            ) { try JSONCoders.decoder.decode(Result.self, from: $0) }
+            ) { try JSONCoders.decode(Result.self, from: $0) }
         }
     }
 

@@ -52,12 +52,12 @@ final class RPCClientConnection: Sendable {
     ) async throws -> Result {
         let paramsJSON: Data
         do {
-            paramsJSON = try JSONCoders.encoder.encode(params)
+            paramsJSON = try JSONCoders.encode(params)
         } catch {
             throw RPCError.badRequest("Parameters of \(method) cannot be encoded")
         }
         return try await self.send(method, paramsJSON: paramsJSON, deadline: deadline, requestID: requestID) {
-            try JSONCoders.decoder.decode(Result.self, from: $0)
+            try JSONCoders.decode(Result.self, from: $0)
         }
     }
 

@@ -77,7 +77,7 @@ final class RPCClientHandler: ChannelDuplexHandler {
         }
         guard let decodeResult = self.pending[id]?.decodeResult else { return }  // late: the call gave up
         if let errorJSON = envelope.slice("error") {
-            let error = (try? JSONCoders.decoder.decode(RPCError.self, from: errorJSON))
+            let error = (try? JSONCoders.decode(RPCError.self, from: errorJSON))
                 ?? RPCError(.internal, "The service's error could not be read")
             self.complete(id, with: .failure(error))
             return

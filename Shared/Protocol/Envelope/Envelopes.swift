@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOFoundationCompat
 
 /// Version of the envelope format carried in `v`.
 public let rpcProtocolVersion = 1
@@ -20,9 +22,49 @@ public struct Empty: Codable, Sendable, Hashable {
     public init() {}
 }
 
-/// Shared coders: creating them per message costs more than the small payloads they handle.
+/// The coders of params and results: the compact ones (`CompactJSONEncoder`,
+/// `CompactJSONDecoder`) for the plain values that make up nearly every call, Foundation's
+/// for what they leave, which includes every document that fails to decode, so results and
+/// errors are always Foundation's. The Foundation coders are shared: creating them per
+/// message costs more than the small payloads they handle.
 enum JSONCoders {
     static let encoder = JSONEncoder()
     static let decoder = JSONDecoder()
     static let emptyObject = Data("{}".utf8)
+
+    static func encode<T: Encodable>(_ value: T) throws -> Data {
+        if let bytes = try? CompactJSONEncoder.encode(value) { return Data(bytes) }
+        return try self.encoder.encode(value)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer) throws -> T {
+        if let value = buffer.withUnsafeReadableBytes({ try? CompactJSONDecoder.decode(T.self, from: $0) }) { return value }
+        return try self.decoder.decode(T.self, from: buffer)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        if let value = data.withUnsafeBytes({ try? CompactJSONDecoder.decode(T.self, from: $0) }) { return value }
+        return try self.decoder.decode(T.self, from: data)
+    }
+}
+
+/// The RPC layer's JSON coders, for callers that build params or read results themselves
+/// (the gateway forwards JSON it assembled): the compact coders with Foundation's behind them.
+public enum RPCJSON {
+    public static func encode<T: Encodable>(_ value: T) throws -> Data {
+        try JSONCoders.encode(value)
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer) throws -> T {
+        try JSONCoders.decode(type, from: buffer)
+    }
+
+    /// The document as a tree, or nil when it is not one the compact decoder reads (malformed,
+    /// duplicate keys, invalid UTF-8, lone surrogates); the caller then asks Foundation.
+    public static func parse(_ buffer: ByteBuffer) -> CompactJSONNode? {
+        buffer.withUnsafeReadableBytes { bytes in
+            var parser = CompactJSONParser(bytes)
+            return try? parser.document()
+        }
+    }
 }

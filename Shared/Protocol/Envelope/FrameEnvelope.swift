@@ -68,7 +68,7 @@ struct FrameEnvelope {
         case .some(.some(let string)): return string
         case .some(.none): throw Invalid(message: "Invalid type for \(key)")
         case .none:
-            guard let slice = self.slice(key), let string = try? JSONCoders.decoder.decode(String.self, from: slice) else {
+            guard let slice = self.slice(key), let string = try? JSONCoders.decode(String.self, from: slice) else {
                 throw Invalid(message: "Invalid value for \(key)")
             }
             return string

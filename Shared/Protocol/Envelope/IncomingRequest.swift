@@ -42,9 +42,9 @@ struct IncomingRequest {
     static func decode<T: Decodable>(_ type: T.Type, from params: ByteBuffer?) throws(RPCError) -> T {
         do {
             if let params {
-                return try JSONCoders.decoder.decode(T.self, from: params)
+                return try JSONCoders.decode(T.self, from: params)
             }
-            return try JSONCoders.decoder.decode(T.self, from: JSONCoders.emptyObject)
+            return try JSONCoders.decode(T.self, from: JSONCoders.emptyObject)
         } catch {
             throw .badRequest(describe(decodingError: error))
         }

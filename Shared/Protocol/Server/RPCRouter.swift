@@ -35,7 +35,7 @@ public struct RPCRouter: Sendable {
         _ handler: @escaping @Sendable (Params, RPCRequestContext) async throws -> Result
     ) {
         self.add(method, Params.self) { params, id, context in
-            EnvelopeWriter.result(id: id, result: try JSONCoders.encoder.encode(try await handler(params, context)))
+            EnvelopeWriter.result(id: id, result: try JSONCoders.encode(try await handler(params, context)))
         }
     }
 

@@ -33,7 +33,7 @@ final class RPCServerCore: Sendable {
         let result = Hello.Result(
             service: self.configuration.serviceName, version: self.configuration.serviceVersion,
             protocol: rpcProtocolVersion, methods: [Hello.method] + self.router.methods)
-        let reply = (try? JSONCoders.encoder.encode(result)).map { EnvelopeWriter.result(id: id, result: $0) }
+        let reply = (try? JSONCoders.encode(result)).map { EnvelopeWriter.result(id: id, result: $0) }
             ?? RPCRouter.encodeError(.internalError, id: id)
         return (reply, params.service)
     }

@@ -19,9 +19,9 @@ extension ContentStore {
         return result
     }
 
-    /// A join with the id list rather than `item_id = ANY($2)`: the planner's selectivity
-    /// estimate for `= ANY` reads the column statistics for every element, which costs more
-    /// than the 50 index lookups themselves.
+    /// `item_id = ANY($2)`: one index scan that probes the primary key once per id. A join
+    /// with `unnest($2)` was measured too, and was slower (pgbench, prepared, 50 ids:
+    /// 10,300 against 12,300 queries/s).
     static let selectFlags = """
         SELECT s.item_id, s.favorited_at IS NOT NULL, s.read_at IS NOT NULL, s.unliked_at IS NOT NULL
         FROM content.item_states s WHERE s.user_id = $1 AND s.item_id = ANY($2::text[])

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import NIOFoundationCompat
+import ServiceProtocol
 
 /// Any JSON value: how the gateway reads a client's body and picks the members it forwards,
 /// leaving type checks of each member to the backend that owns it (which answers
@@ -51,6 +52,35 @@ enum JSONValue: Codable, Sendable, Equatable {
         if case .string(let value) = self { return value }
         return nil
     }
+
+    /// The value of a parsed document, or nil when it holds a number other than an integer in
+    /// `Int64`'s range: how `init(from:)` reads those (an `int` or a `double`) is Foundation's call.
+    init?(_ node: CompactJSONNode) {
+        switch node {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .string(let value): self = .string(value)
+        case .number(let text):
+            guard let value = Int64(text) else { return nil }
+            self = .int(value)
+        case .array(let nodes):
+            var elements: [JSONValue] = []
+            elements.reserveCapacity(nodes.count)
+            for node in nodes {
+                guard let element = JSONValue(node) else { return nil }
+                elements.append(element)
+            }
+            self = .array(elements)
+        case .object(let keys, let nodes):
+            var members: [String: JSONValue] = [:]
+            members.reserveCapacity(keys.count)
+            for (key, node) in zip(keys, nodes) {
+                guard let member = JSONValue(node) else { return nil }
+                members[key] = member
+            }
+            self = .object(members)
+        }
+    }
 }
 
 extension JSONValue: ExpressibleByStringLiteral {
@@ -71,18 +101,10 @@ extension JSONObject {
         }
     }
 
-    /// The params as JSON bytes.
+    /// The params as JSON bytes, written by the RPC layer's coders.
     func encoded() throws -> Data {
-        try JSONCoding.encoder.encode(self)
+        try RPCJSON.encode(self)
     }
-}
-
-enum JSONCoding {
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return encoder
-    }()
 }
 
 /// Limits of a client's JSON body (DESIGN.md section 7: inputs are bounded).
@@ -104,8 +126,19 @@ enum JSONBody {
             if optional { return [:] }
             throw APIError.badRequest("A JSON body is required")
         }
+        return try Self.object(buffer)
+    }
+
+    /// Reads `buffer` as a JSON object; anything else, or nesting deeper than
+    /// `maximumDepth`, is 400.
+    static func object(_ buffer: ByteBuffer) throws -> JSONObject {
         guard Self.depth(of: buffer) <= Self.maximumDepth else {
             throw APIError.badRequest("The JSON body is nested too deeply")
+        }
+        // Plain documents (no fractions or exponents, no duplicate keys) are read in one pass;
+        // `JSONValue.init(from:)` tries each type in turn, paying for a thrown error per miss.
+        if let node = RPCJSON.parse(buffer), case .object(let object)? = JSONValue(node) {
+            return object
         }
         do {
             return try JSONDecoder().decode(JSONObject.self, from: buffer)
@@ -147,6 +180,15 @@ enum JSONBody {
 /// A `200` (or other) response with JSON bytes as they are: a backend's result passed through.
 func jsonResponse(_ buffer: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
     Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: buffer))
+}
+
+/// The encoder of the gateway's own response bodies: slashes left unescaped for clients.
+enum JSONCoding {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }()
 }
 
 /// A response with an encoded value.

@@ -1,0 +1,145 @@
+import Foundation
+import NIOCore
+import Testing
+
+@testable import ServiceProtocol
+
+/// The compact coders must agree with Foundation's on everything they take, and hand
+/// everything else to Foundation's (`JSONCoders`), so callers never see a difference.
+@Suite struct CompactJSONTests {
+    struct Item: Codable, Equatable {
+        var id: String
+        var position: Int64?
+        var flags: [Bool]
+        var nested: [String: [Int]]
+    }
+
+    struct Page: Codable, Equatable {
+        var userID: UUID
+        var items: [Item]
+        var count: UInt64
+        var note: String?
+        var kind: Kind
+
+        enum Kind: String, Codable { case recent, position }
+        enum CodingKeys: String, CodingKey {
+            case userID = "user_id", items, count, note, kind
+        }
+    }
+
+    static let page = Page(
+        userID: UUID(),
+        items: [
+            Item(id: "a/b \"quoted\" \\ tab\t line\n bell\u{07} é ☃ 😀", position: -9_007_199_254_740_991, flags: [true, false], nested: ["x": [1, 2]]),
+            Item(id: "", position: nil, flags: [], nested: [:]),
+        ],
+        count: 2, note: nil, kind: .position)
+
+    private func foundationJSON<T: Encodable>(_ value: T) throws -> Data { try JSONEncoder().encode(value) }
+
+    @Test func encodesWhatFoundationDecodesToTheSameValue() throws {
+        let compact = Data(try CompactJSONEncoder.encode(Self.page))
+        #expect(try JSONDecoder().decode(Page.self, from: compact) == Self.page)
+    }
+
+    @Test func escapesStringsExactlyAsFoundationDoes() throws {
+        let text = "a/b \"q\" \\ \u{08}\u{0C}\n\r\t\u{01}\u{1F} é \u{2028} 😀"
+        #expect(try CompactJSONEncoder.encode(text) == Array(try self.foundationJSON(text)))
+        #expect(try CompactJSONEncoder.encode([text: [1, -2]]) == Array(try self.foundationJSON([text: [1, -2]])))
+    }
+
+    @Test func decodesWhatFoundationEncodesToTheSameValue() throws {
+        let json = try self.foundationJSON(Self.page)
+        let decoded = try json.withUnsafeBytes { try CompactJSONDecoder.decode(Page.self, from: $0) }
+        #expect(decoded == Self.page)
+    }
+
+    @Test func decodesEscapesAndSurrogatePairs() throws {
+        let json = Data(#"{"s":"\u0041\u00e9\ud83d\ude00\/\"\\\b\f\n\r\t"}"#.utf8)
+        let decoded = try json.withUnsafeBytes { try CompactJSONDecoder.decode([String: String].self, from: $0) }
+        #expect(decoded == ["s": "Aé😀/\"\\\u{08}\u{0C}\n\r\t"])
+    }
+
+    /// Each of these is either refused by Foundation too, or read by it in a way of its own;
+    /// the compact decoder declines them all.
+    @Test(arguments: [
+        #"{"value":1.0,"text":"x"}"#,  // an integer written with a fraction
+        #"{"value":1e2,"text":"x"}"#,
+        #"{"value":1,"text":"x","text":"y"}"#,  // duplicate key: Foundation keeps the first
+        #"{"value":01,"text":"x"}"#,  // leading zero
+        #"{"value":1,"text":"\ud83d"}"#,  // lone surrogate
+        #"{"value":1,"text":"a"#,  // cut short
+        #"{"value":1,"text":"x"} x"#,  // trailing text
+        #"{"value":99999999999999999999,"text":"x"}"#,  // out of range
+        #"{"value":"1","text":"x"}"#,  // wrong type
+        #"{"text":"x"}"#,  // missing field
+        "{\"value\":1,\"text\":\"a\u{01}\"}",  // raw control character
+    ])
+    func declinesWhatItDoesNotHandle(_ json: String) {
+        struct Echo: Decodable { var value: Int; var text: String }
+        let bytes = Data(json.utf8)
+        #expect(throws: CompactJSON.Unsupported.self) {
+            try bytes.withUnsafeBytes { try CompactJSONDecoder.decode(Echo.self, from: $0) }
+        }
+    }
+
+    @Test func coderFallBackToFoundationForWhatTheCompactOnesDecline() throws {
+        struct Echo: Codable, Equatable { var value: Int; var text: String }
+        // Foundation reads 1.0 as the integer 1 and keeps the first of duplicate keys.
+        #expect(try JSONCoders.decode(Echo.self, from: Data(#"{"value":1.0,"text":"x","text":"y"}"#.utf8)) == Echo(value: 1, text: "x"))
+        var buffer = ByteBuffer(string: #"{"value":"1","text":"x"}"#)
+        #expect(throws: DecodingError.self) { try JSONCoders.decode(Echo.self, from: buffer) }
+        buffer = ByteBuffer(string: #"{"value":7,"text":"x"}"#)
+        #expect(try JSONCoders.decode(Echo.self, from: buffer) == Echo(value: 7, text: "x"))
+
+        // Floating point, dates and data are written by Foundation, in its formats.
+        struct Mixed: Codable, Equatable { var ratio: Double; var at: Date; var blob: Data }
+        let mixed = Mixed(ratio: 0.1, at: Date(timeIntervalSinceReferenceDate: 12.5), blob: Data([1, 2, 3]))
+        #expect(throws: CompactJSON.Unsupported.self) { try CompactJSONEncoder.encode(mixed) }
+        #expect(try JSONCoders.decode(Mixed.self, from: try JSONCoders.encode(mixed)) == mixed)
+    }
+
+    @Test func encoderDeclinesWhatItCannotWriteInOnePass() {
+        struct Empty: Encodable { func encode(to encoder: any Encoder) throws {} }
+        struct Twice: Encodable {
+            enum Keys: CodingKey { case a, b }
+            func encode(to encoder: any Encoder) throws {
+                var first = encoder.container(keyedBy: Keys.self)
+                try first.encode(1, forKey: .a)
+                var second = encoder.container(keyedBy: Keys.self)
+                try second.encode(2, forKey: .b)
+            }
+        }
+        struct Interleaved: Encodable {
+            enum Keys: CodingKey { case list, after }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                var list = container.nestedUnkeyedContainer(forKey: .list)
+                try list.encode(1)
+                try container.encode(2, forKey: .after)
+                try list.encode(3)  // the list was closed when `after` was written
+            }
+        }
+        #expect(throws: CompactJSON.Unsupported.self) { try CompactJSONEncoder.encode([Empty()]) }
+        #expect(throws: CompactJSON.Unsupported.self) { try CompactJSONEncoder.encode(Twice()) }
+        #expect(throws: CompactJSON.Unsupported.self) { try CompactJSONEncoder.encode(Interleaved()) }
+    }
+
+    @Test func nestedContainersAndNullsAreWrittenInPlace() throws {
+        struct Shape: Encodable {
+            enum Keys: CodingKey { case list, object, missing }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                var list = container.nestedUnkeyedContainer(forKey: .list)
+                try list.encode("a")
+                try list.encodeNil()
+                var inner = list.nestedContainer(keyedBy: Keys.self)
+                try inner.encode(true, forKey: .missing)
+                var object = container.nestedContainer(keyedBy: Keys.self, forKey: .object)
+                try object.encodeNil(forKey: .missing)
+            }
+        }
+        let text = String(decoding: try CompactJSONEncoder.encode(Shape()), as: UTF8.self)
+        #expect(text == #"{"list":["a",null,{"missing":true}],"object":{"missing":null}}"#)
+    }
+}
