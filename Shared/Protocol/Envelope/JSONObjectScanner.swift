@@ -93,16 +93,25 @@ struct JSONObjectScanner {
         } while !stack.isEmpty
     }
 
-    /// Skips a string and returns its range, quotes included.
+    /// Skips a string and returns its range, quotes included. Most of a result's bytes are
+    /// inside strings: the loop keeps its position in a local.
     private mutating func string() throws -> Range<Int> {
         let start = self.index
         try self.expect(UInt8(ascii: "\""))
-        while let byte = self.next() {
-            switch byte {
-            case UInt8(ascii: "\""): return start..<self.index
-            case UInt8(ascii: "\\"): guard self.next() != nil else { throw Malformed() }
-            case 0..<0x20: throw Malformed()
-            default: continue
+        var index = self.index
+        let end = self.bytes.count
+        while index < end {
+            let byte = self.bytes[index]
+            index += 1
+            if byte == UInt8(ascii: "\"") {
+                self.index = index
+                return start..<index
+            }
+            if byte == UInt8(ascii: "\\") {
+                guard index < end else { throw Malformed() }
+                index += 1
+            } else if byte < 0x20 {
+                throw Malformed()
             }
         }
         throw Malformed()

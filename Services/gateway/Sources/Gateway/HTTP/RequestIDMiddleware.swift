@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import ServiceKit
 import ServiceProtocol
 
 /// Takes the client's `X-Request-ID` (when it is a sane token) or makes one, keeps it in the
@@ -8,7 +9,7 @@ import ServiceProtocol
 /// and error bodies to report it), and sets it on the response. Logs one line per request with its status and duration.
 struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let requestID = request.headers[.requestID].flatMap(Self.sanitized) ?? UUID().uuidString.lowercased()
+        let requestID = request.headers[.requestID].flatMap(Self.sanitized) ?? UUID.random().uuidString.lowercased()
         var context = context
         context.logger[metadataKey: "request.id"] = "\(requestID)"
         let start = ContinuousClock.now

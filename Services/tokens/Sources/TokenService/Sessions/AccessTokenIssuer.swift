@@ -1,6 +1,7 @@
 import Foundation
 import ServiceProtocol
 import JWTKit
+import ServiceKit
 
 /// Builds token pairs: signs an access token for a session and pairs it with a refresh token.
 struct AccessTokenIssuer: Sendable {
@@ -29,7 +30,7 @@ struct AccessTokenIssuer: Sendable {
             sid: session.sessionID.uuidString.lowercased(),
             iat: IssuedAtClaim(value: issuedAt),
             exp: ExpirationClaim(value: expiresAt),
-            jti: IDClaim(value: UUID().uuidString.lowercased()),
+            jti: IDClaim(value: UUID.random().uuidString.lowercased()),
             adm: session.isAdmin ? true : nil)
         return TokenPair(
             accessToken: try await self.keyRing.sign(claims),

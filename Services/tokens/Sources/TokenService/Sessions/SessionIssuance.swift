@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 
 /// `tokens.issue`: a new session with its first token pair, ending `REFRESH_TOKEN_TTL` from now.
 struct SessionIssuance: Sendable {
@@ -17,7 +18,7 @@ struct SessionIssuance: Sendable {
                 .prefix(Self.maximumDeviceNameLength))
         }
         let session = AccessTokenIssuer.SessionFacts(
-            sessionID: UUID(), userID: params.userID, isAdmin: params.isAdmin ?? false,
+            sessionID: UUID.random(), userID: params.userID, isAdmin: params.isAdmin ?? false,
             expiresAt: now.addingTimeInterval(self.refreshTokenTTL))
         let refreshToken = RefreshToken()
         let pair = try await self.issuer.pair(for: session, refreshToken: refreshToken, now: now)
