@@ -103,30 +103,33 @@ func measureIfSelected(
     return try await meter.measure(name, concurrency: concurrency, duration: duration, operation)
 }
 
-/// JSON alone: encoding a page of 50 favorites as the server does and decoding it as the
-/// client does, on one thread; the part of each list call that is not I/O or SQL.
-func codecBenchmark() async throws -> LatencyStats? {
+/// JSON alone: encoding a page of 50 favorites and decoding it, on one thread, with
+/// Foundation's coders and with the RPC layer's (`RPCJSON`: what a client's `call` decodes
+/// with); the part of a decoded list call that is not I/O or SQL.
+func codecBenchmarks() async throws -> [LatencyStats?] {
     let page = FavoritesPage(
         items: (0..<50).map { Favorite(itemID: catalog[$0], nickname: $0 % 5 == 0 ? "nick" : nil, position: Int64($0), favoritedAt: Timestamp(milliseconds: 1_795_317_839_123 + Int64($0))) },
         nextCursor: "eyJpIjoiYXJ0aWNsZS0wMDA0OSIsImsiOiJmciIsIm4iOjE3OTUzMTc4MzkxNzJ9")
-    return try await measureIfSelected("JSON encode + decode of a 50-favorite page (no I/O)", concurrency: 1, duration: .seconds(seconds)) {
+    let foundation = try await measureIfSelected("JSON encode + decode of a 50-favorite page, Foundation (no I/O)", concurrency: 1, duration: .seconds(seconds)) {
         let data = try JSONEncoder().encode(page)
         _ = try JSONDecoder().decode(FavoritesPage.self, from: data)
     }
+    let rpc = try await measureIfSelected("JSON encode + decode of a 50-favorite page, RPCJSON (no I/O)", concurrency: 1, duration: .seconds(seconds)) {
+        let data = try RPCJSON.encode(page)
+        _ = try RPCJSON.decode(FavoritesPage.self, from: ByteBuffer(data: data))
+    }
+    return [foundation, rpc]
 }
 
-/// One encoder for every call's params, as the RPC client's own `call` keeps.
-let paramsEncoder = JSONEncoder()
-
-/// Calls `method` as the gateway does (`callJSON`: the result's bytes are passed on, never
-/// decoded) and checks that the result is the object expected.
+/// Calls `method` as the gateway does (params written by `RPCJSON`, `callJSON`: the result's
+/// bytes are passed on, never decoded) and checks that the result is the object expected.
 @Sendable func callAsGateway(_ client: RPCClient, _ method: String, _ params: some Encodable, expecting prefix: String) async throws {
-    let result = try await client.callJSON(method, params: try paramsEncoder.encode(params))
+    let result = try await client.callJSON(method, params: try RPCJSON.encode(params))
     precondition(result.readableBytes > 200 && result.getString(at: result.readerIndex, length: prefix.utf8.count) == prefix)
 }
 
 func benchmarks(_ client: RPCClient) async throws -> [LatencyStats] {
-    var rows: [LatencyStats?] = [try await seed(client), try await codecBenchmark()]
+    var rows: [LatencyStats?] = [try await seed(client)] + (try await codecBenchmarks())
     let duration = Duration.seconds(seconds)
     rows.append(try await measureIfSelected("state.query, 50 ids (result passed on, as the gateway)", concurrency: concurrency, duration: duration) {
         let params = StateQueryParams(userID: BenchData.randomUser(), itemIDs: BenchData.randomIDs(50))
