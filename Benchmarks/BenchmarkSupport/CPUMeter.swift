@@ -13,9 +13,15 @@ public struct CPUMeter: Sendable {
         self.postmasterPID = Self.stat(pid: Int32(backend))?.parent ?? 0
     }
 
+    /// This process alone, for benchmarks that use no database (Postgres reads as 0).
+    public init() {
+        self.postmasterPID = -1
+    }
+
     /// Seconds of CPU so far: (this process, Postgres).
     public func sample() -> (own: Double, postgres: Double) {
         let own = Self.stat(pid: getpid())?.seconds ?? 0
+        guard self.postmasterPID > 0 else { return (own, 0) }
         var postgres = Self.stat(pid: postmasterPID)?.seconds ?? 0
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         for entry in entries {

@@ -12,7 +12,8 @@ func postgresBenchmark(seconds: Int, logger: Logger) async throws -> LatencyStat
     }
     let poolSize = Int(ProcessInfo.processInfo.environment["BENCH_PG_POOL"] ?? "") ?? 8
     let client = PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: poolSize), logger: logger)
-    let stats = try await measure("postgres SELECT 1 (pool \(poolSize))", concurrency: 16, duration: .seconds(seconds)) {
+    let meter = try await CPUMeter(postgres: client)
+    let stats = try await meter.measure("postgres SELECT 1 (pool \(poolSize))", concurrency: 16, duration: .seconds(seconds)) {
         _ = try await client.query("SELECT 1")
     }
     await client.shutdown()

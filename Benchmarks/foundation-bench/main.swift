@@ -43,7 +43,7 @@ func echoBenchmarks() async throws -> [LatencyStats] {
         let payload = EchoPayload(value: 42, text: "hello")
         var rows: [LatencyStats] = []
         for concurrency in [1, 64] {
-            rows.append(try await measure("rpc echo", concurrency: concurrency, duration: .seconds(seconds)) {
+            rows.append(try await CPUMeter().measure("rpc echo", concurrency: concurrency, duration: .seconds(seconds)) {
                 _ = try await client.call("bench.echo", payload, as: EchoPayload.self)
             })
         }
