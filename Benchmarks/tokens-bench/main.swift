@@ -66,7 +66,10 @@ func benchmark(_ algorithm: String) async throws -> [LatencyStats] {
             let next = try await client.call("tokens.refresh", RefreshParams(refreshToken: current), as: TokenPair.self)
             await chains.give(next.refreshToken)
         })
+        // Let the services drain before the task group is left (leaving it cancels them, and the
+        // ops server reports the cancellation as an error).
         await group.triggerGracefulShutdown()
+        try await tasks.next()
         try? FileManager.default.removeItem(at: keys)
         return rows
     }
