@@ -101,13 +101,13 @@ import Testing
 
     @Test func encoderDeclinesWhatItCannotWriteInOnePass() {
         struct Empty: Encodable { func encode(to encoder: any Encoder) throws {} }
-        struct Twice: Encodable {
-            enum Keys: CodingKey { case a, b }
+        struct KeyedThenUnkeyed: Encodable {
+            enum Keys: CodingKey { case a }
             func encode(to encoder: any Encoder) throws {
                 var first = encoder.container(keyedBy: Keys.self)
                 try first.encode(1, forKey: .a)
-                var second = encoder.container(keyedBy: Keys.self)
-                try second.encode(2, forKey: .b)
+                var second = encoder.unkeyedContainer()
+                try second.encode(2)
             }
         }
         struct Interleaved: Encodable {
@@ -121,8 +121,31 @@ import Testing
             }
         }
         #expect(throws: CompactJSON.Unsupported.self) { try CompactJSONEncoder.encode([Empty()]) }
-        #expect(throws: CompactJSON.Unsupported.self) { try CompactJSONEncoder.encode(Twice()) }
+        #expect(throws: CompactJSON.Unsupported.self) { try CompactJSONEncoder.encode(KeyedThenUnkeyed()) }
         #expect(throws: CompactJSON.Unsupported.self) { try CompactJSONEncoder.encode(Interleaved()) }
+    }
+
+    /// A type that writes a member's fields into its own object asks for its keyed container
+    /// twice, as `identity.link`'s params do.
+    @Test func secondKeyedContainerOfAValueWritesIntoTheSameObject() throws {
+        struct Credential: Encodable {
+            enum Keys: CodingKey { case provider, token }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                try container.encode("apple", forKey: .provider)
+                try container.encode("t/1", forKey: .token)
+            }
+        }
+        struct Link: Encodable {
+            enum Keys: String, CodingKey { case userID = "user_id" }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                try container.encode("u", forKey: .userID)
+                try Credential().encode(to: encoder)
+            }
+        }
+        let text = String(decoding: try CompactJSONEncoder.encode([Link(), Link()]), as: UTF8.self)
+        #expect(text == #"[{"user_id":"u","provider":"apple","token":"t\/1"},{"user_id":"u","provider":"apple","token":"t\/1"}]"#)
     }
 
     @Test func nestedContainersAndNullsAreWrittenInPlace() throws {

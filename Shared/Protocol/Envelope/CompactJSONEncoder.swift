@@ -51,6 +51,13 @@ final class CompactJSONWriter {
         return self.nextID
     }
 
+    /// The object still open as the value at `depth`, if there is one. While that value's
+    /// `encode(to:)` runs, nothing else can have been written at its depth.
+    func openObject(at depth: Int) -> Int? {
+        guard self.open.count > depth, self.open[depth].isObject else { return nil }
+        return self.open[depth].id
+    }
+
     /// Opens a container as the next member of container `id` (the non-throwing nested
     /// container API: a misuse is remembered in `failed`); returns the new one's identity.
     func openNestedContainer(in id: Int, depth: Int, key: String?, isObject: Bool) -> Int {
@@ -170,9 +177,15 @@ struct CompactNodeEncoder: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        // A second request for a container of the same value cannot be written in one pass.
-        if !self.writer.positionIsFresh { self.writer.failed = true }
-        let id = self.writer.openContainer(isObject: true)
+        // A second keyed container of the same value (a type that encodes a member's fields
+        // into its own object) writes into the object the first one opened.
+        let id: Int
+        if let open = self.writer.openObject(at: self.depth) {
+            id = open
+        } else {
+            if !self.writer.positionIsFresh { self.writer.failed = true }
+            id = self.writer.openContainer(isObject: true)
+        }
         return KeyedEncodingContainer(
             CompactKeyedEncodingContainer<Key>(writer: self.writer, id: id, depth: self.depth + 1, codingPath: self.codingPath))
     }
