@@ -51,10 +51,39 @@ func echoBenchmarks() async throws -> [LatencyStats] {
     }
 }
 
+/// JSON alone, one thread: the echo payload and a state query's params (50 ids) encoded and
+/// decoded by Foundation's coders and by the RPC layer's (`RPCJSON`).
+func codecBenchmarks() async throws -> [LatencyStats] {
+    struct StateQuery: Codable {
+        var userID: UUID
+        var itemIDs: [String]
+        enum CodingKeys: String, CodingKey { case userID = "user_id", itemIDs = "item_ids" }
+    }
+    let echo = EchoPayload(value: 42, text: "hello")
+    let query = StateQuery(userID: UUID(), itemIDs: (0..<50).map { "article-\($0 * 7)" })
+    let encoder = JSONEncoder()
+    let decoder = JSONDecoder()
+    let duration = Duration.seconds(max(1, seconds / 2))
+    return [
+        try await CPUMeter().measure("JSON echo payload, Foundation encode + decode", concurrency: 1, duration: duration) {
+            _ = try decoder.decode(EchoPayload.self, from: try encoder.encode(echo))
+        },
+        try await CPUMeter().measure("JSON echo payload, RPCJSON encode + decode", concurrency: 1, duration: duration) {
+            _ = try RPCJSON.decode(EchoPayload.self, from: ByteBuffer(data: try RPCJSON.encode(echo)))
+        },
+        try await CPUMeter().measure("JSON 50-id params, Foundation encode + decode", concurrency: 1, duration: duration) {
+            _ = try decoder.decode(StateQuery.self, from: try encoder.encode(query))
+        },
+        try await CPUMeter().measure("JSON 50-id params, RPCJSON encode + decode", concurrency: 1, duration: duration) {
+            _ = try RPCJSON.decode(StateQuery.self, from: ByteBuffer(data: try RPCJSON.encode(query)))
+        },
+    ]
+}
+
 let rows = try await withThrowingTaskGroup(of: Void.self) { group in
     group.addTask { try await server.run() }
     defer { group.cancelAll() }
-    var rows = try await echoBenchmarks()
+    var rows = try await codecBenchmarks() + (try await echoBenchmarks())
     if let postgresRow = try await postgresBenchmark(seconds: seconds, logger: logger) {
         rows.append(postgresRow)
     }
