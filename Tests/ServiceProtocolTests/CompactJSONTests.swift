@@ -54,6 +54,25 @@ import Testing
         #expect(decoded == Self.page)
     }
 
+    /// The narrower integers encode themselves through a single-value container as themselves:
+    /// each must be written by the coders, not handed back to its own `encode(to:)` forever.
+    @Test func everyStandardIntegerRoundTrips() throws {
+        struct Numbers: Codable, Equatable {
+            var a: Int8, b: Int16, c: Int32, d: Int64, e: Int
+            var f: UInt8, g: UInt16, h: UInt32, i: UInt64, j: UInt
+            var list: [Int16]
+        }
+        let numbers = Numbers(
+            a: .min, b: .min, c: .min, d: .min, e: .max, f: .max, g: .max, h: .max, i: .max, j: .max, list: [1, -2])
+        let compact = try CompactJSONEncoder.encode(numbers)
+        #expect(try JSONDecoder().decode(Numbers.self, from: Data(compact)) == numbers)
+        let json = try self.foundationJSON(numbers)
+        #expect(try json.withUnsafeBytes { try CompactJSONDecoder.decode(Numbers.self, from: $0) } == numbers)
+        // Types neither coder knows are left to Foundation's, which names the problem.
+        #expect(throws: CompactJSON.Unsupported.self) { try CompactJSONEncoder.encode(Float16(1.5)) }
+        #expect(throws: (any Error).self) { try Data("5".utf8).withUnsafeBytes { try CompactJSONDecoder.decode(Int128.self, from: $0) } }
+    }
+
     @Test func decodesEscapesAndSurrogatePairs() throws {
         let json = Data(#"{"s":"\u0041\u00e9\ud83d\ude00\/\"\\\b\f\n\r\t"}"#.utf8)
         let decoded = try json.withUnsafeBytes { try CompactJSONDecoder.decode([String: String].self, from: $0) }

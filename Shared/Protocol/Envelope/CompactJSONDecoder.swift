@@ -21,6 +21,10 @@ enum CompactJSONDecoder {
 enum CompactJSON {
     struct Unsupported: Error {}
 
+    /// How many values may encode themselves one inside another. Deeper is a type that
+    /// encodes itself as itself, or a value deeper than any document the decoder reads (512).
+    static let maximumNesting = 600
+
     /// `value` as `U`, which the caller checked is its type (`T.self == U.self`): a copy
     /// without the dynamic cast `as!` would make.
     @inline(__always)
@@ -262,7 +266,7 @@ enum CompactDecoding {
         if type == UInt64.self { return CompactJSON.reinterpret(try self.integer(node, as: UInt64.self), as: T.self) }
         // JSONDecoder reads these from strings, base64 or numbers of its own choosing.
         if type == Date.self || type == Data.self || type == URL.self || type == Decimal.self { throw CompactJSON.Unsupported() }
-        return try T(from: CompactNodeDecoder(node: node, codingPath: codingPath()))
+        return try T(from: CompactNodeDecoder(node: node, codingPath: codingPath(), decoding: T.self))
     }
 
     static func string(_ node: CompactJSONNode) throws -> String {
@@ -291,6 +295,8 @@ enum CompactDecoding {
 struct CompactNodeDecoder: Decoder {
     let node: CompactJSONNode
     let codingPath: [any CodingKey]
+    /// The type this decoder was made for, when a value decodes itself.
+    var decoding: Any.Type? = nil
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -304,7 +310,7 @@ struct CompactNodeDecoder: Decoder {
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        CompactSingleValueContainer(node: self.node, codingPath: self.codingPath)
+        CompactSingleValueContainer(node: self.node, codingPath: self.codingPath, owner: self.decoding)
     }
 }
 
@@ -423,6 +429,10 @@ struct CompactUnkeyedContainer: UnkeyedDecodingContainer {
 struct CompactSingleValueContainer: SingleValueDecodingContainer {
     let node: CompactJSONNode
     let codingPath: [any CodingKey]
+    /// The type whose `init(from:)` asked for this container. A type this decoder does not know
+    /// that decodes itself as itself (a new standard library number, say) would come back to
+    /// its own `init(from:)` without end: `decode` gives up instead.
+    let owner: Any.Type?
 
     func decodeNil() -> Bool {
         if case .null = self.node { return true }
@@ -445,7 +455,8 @@ struct CompactSingleValueContainer: SingleValueDecodingContainer {
     func decode(_ type: UInt64.Type) throws -> UInt64 { try CompactDecoding.integer(self.node, as: type) }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try CompactDecoding.value(self.node, as: type, codingPath: self.codingPath)
+        if let owner = self.owner, owner == T.self { throw CompactJSON.Unsupported() }
+        return try CompactDecoding.value(self.node, as: type, codingPath: self.codingPath)
     }
 }
 

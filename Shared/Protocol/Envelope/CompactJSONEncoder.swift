@@ -23,6 +23,8 @@ final class CompactJSONWriter {
     /// hold a member yet.
     private var open: [(id: Int, isObject: Bool, isEmpty: Bool)] = []
     private var nextID = 0
+    /// Values encoding themselves, one inside another, right now.
+    private var nesting = 0
     /// Set by the non-throwing parts of the `Encoder` API when they meet something unsupported.
     var failed = false
 
@@ -101,17 +103,48 @@ final class CompactJSONWriter {
             self.writeInteger(CompactJSON.reinterpret(value, as: Int64.self))
         } else if type == UInt64.self {
             self.writeInteger(CompactJSON.reinterpret(value, as: UInt64.self))
+        } else if self.writeNarrowInteger(value) {
+            return
         } else if type == Double.self || type == Float.self || type == Date.self || type == Data.self || type == URL.self
             || type == Decimal.self
         {
             // JSONEncoder writes these in formats of its own choosing.
             throw CompactJSON.Unsupported()
         } else {
+            // A type this writer does not know that encodes itself as itself (a new standard
+            // library number, say) would come back here without end: give up instead.
+            self.nesting += 1
+            defer { self.nesting -= 1 }
+            guard self.nesting <= CompactJSON.maximumNesting else { throw CompactJSON.Unsupported() }
             let before = self.bytes.count
             try value.encode(to: CompactNodeEncoder(writer: self, depth: depth, codingPath: codingPath()))
             // A value that encoded nothing is `{}` to JSONEncoder; rare enough to leave to it.
             if self.bytes.count == before { throw CompactJSON.Unsupported() }
         }
+    }
+
+    /// Writes `value` if it is one of the other standard integers (whose own `encode(to:)` asks
+    /// the single-value container to encode them as themselves); false for any other type.
+    private func writeNarrowInteger<T>(_ value: T) -> Bool {
+        let type = T.self
+        if type == Int8.self {
+            self.writeInteger(CompactJSON.reinterpret(value, as: Int8.self))
+        } else if type == Int16.self {
+            self.writeInteger(CompactJSON.reinterpret(value, as: Int16.self))
+        } else if type == Int32.self {
+            self.writeInteger(CompactJSON.reinterpret(value, as: Int32.self))
+        } else if type == UInt.self {
+            self.writeInteger(CompactJSON.reinterpret(value, as: UInt.self))
+        } else if type == UInt8.self {
+            self.writeInteger(CompactJSON.reinterpret(value, as: UInt8.self))
+        } else if type == UInt16.self {
+            self.writeInteger(CompactJSON.reinterpret(value, as: UInt16.self))
+        } else if type == UInt32.self {
+            self.writeInteger(CompactJSON.reinterpret(value, as: UInt32.self))
+        } else {
+            return false
+        }
+        return true
     }
 
     /// Whether the position of the next value is still empty: nothing written yet, or the

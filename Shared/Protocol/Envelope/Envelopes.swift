@@ -24,9 +24,9 @@ public struct Empty: Codable, Sendable, Hashable {
 
 /// The coders of params and results: the compact ones (`CompactJSONEncoder`,
 /// `CompactJSONDecoder`) for the plain values that make up nearly every call, Foundation's
-/// for what they leave, which includes every document that fails to decode, so results and
-/// errors are always Foundation's. The Foundation coders are shared: creating them per
-/// message costs more than the small payloads they handle.
+/// for what they leave, which includes every document that fails to decode; a value read,
+/// and every error, is what Foundation's coders alone would give. The Foundation coders are
+/// shared: creating them per message costs more than the small payloads they handle.
 enum JSONCoders {
     static let encoder = JSONEncoder()
     static let decoder = JSONDecoder()
