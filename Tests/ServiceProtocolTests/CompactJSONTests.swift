@@ -73,6 +73,19 @@ import Testing
         #expect(throws: (any Error).self) { try Data("5".utf8).withUnsafeBytes { try CompactJSONDecoder.decode(Int128.self, from: $0) } }
     }
 
+    @Test func largeObjectsDecodeAndRefuseDuplicateKeys() throws {
+        let dictionary = Dictionary(uniqueKeysWithValues: (0..<300).map { ("item-\($0)", $0) })
+        let json = try self.foundationJSON(dictionary)
+        #expect(try json.withUnsafeBytes { try CompactJSONDecoder.decode([String: Int].self, from: $0) } == dictionary)
+        var text = String(decoding: json, as: UTF8.self)
+        text.removeLast()
+        text += #","item-7":1}"#
+        let duplicated = Data(text.utf8)
+        #expect(throws: CompactJSON.Unsupported.self) {
+            try duplicated.withUnsafeBytes { try CompactJSONDecoder.decode([String: Int].self, from: $0) }
+        }
+    }
+
     @Test func decodesEscapesAndSurrogatePairs() throws {
         let json = Data(#"{"s":"\u0041\u00e9\ud83d\ude00\/\"\\\b\f\n\r\t"}"#.utf8)
         let decoded = try json.withUnsafeBytes { try CompactJSONDecoder.decode([String: String].self, from: $0) }

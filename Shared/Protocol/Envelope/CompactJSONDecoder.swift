@@ -95,13 +95,20 @@ struct CompactJSONParser {
     private mutating func object(depth: Int) throws -> CompactJSONNode {
         var keys: [String] = []
         var values: [CompactJSONNode] = []
+        var seen: Set<String> = []
         if self.open(closedBy: UInt8(ascii: "}")) { return .object(keys: keys, values: values) }
         while true {
             self.skipWhitespace()
             guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: "\"") else { throw CompactJSON.Unsupported() }
             let key = try self.string()
-            // JSONDecoder keeps the first of duplicate keys; leave such documents to it.
-            if keys.contains(key) { throw CompactJSON.Unsupported() }
+            // JSONDecoder keeps the first of duplicate keys; leave such documents to it. A
+            // linear search is cheapest for the few keys of a struct; a set for a dictionary's.
+            if keys.count < 16 {
+                if keys.contains(key) { throw CompactJSON.Unsupported() }
+            } else {
+                if seen.isEmpty { seen = Set(keys) }
+                if !seen.insert(key).inserted { throw CompactJSON.Unsupported() }
+            }
             self.skipWhitespace()
             guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: ":") else { throw CompactJSON.Unsupported() }
             self.index += 1
@@ -318,14 +325,28 @@ struct CompactKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let keys: [String]
     let values: [CompactJSONNode]
     let codingPath: [any CodingKey]
+    /// Positions by key, for an object with many members (a dictionary): a linear search per
+    /// member would make reading it quadratic. A struct's few keys are searched in order.
+    private let positions: [String: Int]?
+
+    init(keys: [String], values: [CompactJSONNode], codingPath: [any CodingKey]) {
+        self.keys = keys
+        self.values = values
+        self.codingPath = codingPath
+        self.positions = keys.count < 16 ? nil : Dictionary(uniqueKeysWithValues: zip(keys, keys.indices))
+    }
 
     var allKeys: [Key] { self.keys.compactMap { Key(stringValue: $0) } }
 
-    func contains(_ key: Key) -> Bool { self.keys.contains(key.stringValue) }
+    func contains(_ key: Key) -> Bool { self.position(of: key.stringValue) != nil }
+
+    private func position(of name: String) -> Int? {
+        if let positions = self.positions { return positions[name] }
+        return self.keys.firstIndex(of: name)
+    }
 
     private func node(_ key: Key) throws -> CompactJSONNode {
-        let name = key.stringValue
-        guard let index = self.keys.firstIndex(of: name) else { throw CompactJSON.Unsupported() }
+        guard let index = self.position(of: key.stringValue) else { throw CompactJSON.Unsupported() }
         return self.values[index]
     }
 
