@@ -37,6 +37,23 @@ import Testing
         #expect(throws: ContentStateError.invalidCursor) { try PageCursor(decoding: changes.encoded, as: .read) }
     }
 
+    /// Cursors read the same as those of earlier versions, which a sorted-keys `JSONEncoder`
+    /// and Foundation's base64 wrote.
+    @Test(arguments: [
+        PageCursor(kind: .favoritesRecent, key: 1_795_317_839_123, itemID: "a/b+c\"d"),
+        PageCursor(kind: .favoritesPosition, key: -3, itemID: "é ☃ 😀 \\ \n"),
+        PageCursor(kind: .changes, key: 42),
+    ])
+    func cursorsAreTheStringsEarlierVersionsWrote(_ cursor: PageCursor) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let former = try encoder.encode(cursor).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        #expect(cursor.encoded == former)
+        #expect(try PageCursor(decoding: former, as: cursor.kind) == cursor)
+    }
+
     @Test func transitionsThatChangeNothingLeaveTheStateEqual() {
         let now = Timestamp(milliseconds: 1000)
         let later = Timestamp(milliseconds: 2000)

@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import ServiceKit
 import Testing
 import _CryptoExtras
 

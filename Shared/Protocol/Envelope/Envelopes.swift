@@ -59,6 +59,10 @@ public enum RPCJSON {
         try JSONCoders.decode(type, from: buffer)
     }
 
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        try JSONCoders.decode(type, from: data)
+    }
+
     /// The document as a tree, or nil when it is not one the compact decoder reads (malformed,
     /// duplicate keys, invalid UTF-8, lone surrogates); the caller then asks Foundation.
     public static func parse(_ buffer: ByteBuffer) -> CompactJSONNode? {

@@ -1,4 +1,6 @@
 import Foundation
+import ServiceKit
+import ServiceProtocol
 
 /// A keyset position: the sort key of the last item a page returned (never an offset), so a
 /// page read while others write neither repeats nor skips an item. Callers see it as an
@@ -32,24 +34,26 @@ struct PageCursor: Codable, Hashable, Sendable {
         self.itemID = itemID
     }
 
-    /// The cursor as callers see it; the same position always gives the same string.
+    /// Members in key order (`i`, `k`, `n`): the JSON is the same as a sorted-keys
+    /// `JSONEncoder` writes, so a cursor reads the same as in earlier versions.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(self.itemID, forKey: .itemID)
+        try container.encode(self.kind, forKey: .kind)
+        try container.encode(self.key, forKey: .key)
+    }
+
+    /// The cursor as callers see it; the same position always gives the same string. Every
+    /// list page makes one: written with the RPC layer's coder and base64url, not a new
+    /// `JSONEncoder` and three string replacements each.
     var encoded: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let json = (try? encoder.encode(self)) ?? Data()
-        return json.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode((try? RPCJSON.encode(self)) ?? Data())
     }
 
     /// Reads a caller's cursor, which must belong to a list of `kind`.
     init(decoding text: String, as kind: Kind) throws(ContentStateError) {
-        guard text.utf8.count <= 1024 else { throw .invalidCursor }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
-        guard let json = Data(base64Encoded: base64),
-            let cursor = try? JSONDecoder().decode(PageCursor.self, from: json),
+        guard text.utf8.count <= 1024, let json = Base64URL.decode(text),
+            let cursor = try? RPCJSON.decode(PageCursor.self, from: Data(json)),
             cursor.kind == kind,
             (cursor.itemID != nil) == (kind != .changes)
         else { throw .invalidCursor }

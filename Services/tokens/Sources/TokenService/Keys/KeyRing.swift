@@ -1,6 +1,7 @@
 import Foundation
 import JWTKit
 import Logging
+import ServiceKit
 import Synchronization
 
 /// The keys this replica signs and verifies with: every key of the folder is published and

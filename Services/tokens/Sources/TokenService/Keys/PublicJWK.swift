@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ServiceKit
 import _CryptoExtras
 
 /// A public key as a JSON Web Key (RFC 7517), the shape the `jwks` method returns.

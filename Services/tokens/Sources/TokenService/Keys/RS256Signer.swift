@@ -1,6 +1,7 @@
 import CLibCrypto
 import Foundation
 import JWTKit
+import ServiceKit
 
 /// Signs RS256 access tokens with the system's OpenSSL (`libcrypto`, which libpq already
 /// loads) instead of JWTKit's BoringSSL. On CPUs with AVX-512 IFMA, OpenSSL's RSA-2048

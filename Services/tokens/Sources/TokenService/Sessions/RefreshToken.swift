@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ServiceKit
 
 /// An opaque refresh token: 32 random bytes, base64url without padding (43 characters).
 /// Only its SHA-256 is stored; a key derived from it seals the successor pair of a rotation.

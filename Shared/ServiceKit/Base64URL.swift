@@ -1,10 +1,11 @@
-/// Unpadded base64url (RFC 4648 section 5), as JOSE and the refresh tokens use it. Written out
-/// rather than built on Foundation's base64 plus string replacements: every refresh decodes
-/// one token and encodes another, and those replacements cost more than the coding itself.
-enum Base64URL {
+/// Unpadded base64url (RFC 4648 section 5), as JOSE, the refresh tokens and the list cursors
+/// use it. Written out rather than built on Foundation's base64 plus string replacements:
+/// every refresh decodes one token and encodes another, every list page encodes a cursor,
+/// and those replacements cost more than the coding itself.
+public enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         let input = Array(bytes)
         var output = [UInt8]()
         output.reserveCapacity((input.count * 4 + 2) / 3)
@@ -24,7 +25,7 @@ enum Base64URL {
 
     /// The bytes of `text`; nil for padding, a character outside the alphabet, a length no
     /// encoding has, or leftover bits that are not zero (a non-canonical spelling).
-    static func decode(_ text: String) -> [UInt8]? {
+    public static func decode(_ text: String) -> [UInt8]? {
         var output = [UInt8]()
         output.reserveCapacity(text.utf8.count * 3 / 4)
         var accumulator: UInt32 = 0

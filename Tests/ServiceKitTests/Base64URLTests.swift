@@ -1,7 +1,6 @@
 import Foundation
+import ServiceKit
 import Testing
-
-@testable import TokenService
 
 /// The hand-written base64url agrees with Foundation's base64 and refuses what JOSE forbids.
 @Suite struct Base64URLTests {
