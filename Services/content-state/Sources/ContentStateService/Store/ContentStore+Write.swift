@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import ServiceProtocol
 
 /// What a write did: the state of each item afterwards, and how many items changed.
 struct WriteOutcome: Sendable {
@@ -45,7 +46,7 @@ extension ContentStore {
                     throw ContentStateError.favoritesLimitReached(maximum: configuration.maxFavoritesPerUser)
                 }
                 if !changes.isEmpty {
-                    let rows = String(decoding: try JSONEncoder().encode(changes), as: UTF8.self)
+                    let rows = String(decoding: try RPCJSON.encode(changes), as: UTF8.self)
                     try await connection.execute(
                         Self.upsertItems,
                         [.uuid(user), .int(changes.count), .int(favoriteDelta), .int(Int(now.milliseconds)), .text(rows)])

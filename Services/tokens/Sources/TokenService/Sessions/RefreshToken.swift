@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ServiceKit
+import ServiceProtocol
 
 /// An opaque refresh token: 32 random bytes, base64url without padding (43 characters).
 /// Only its SHA-256 is stored; a key derived from it seals the successor pair of a rotation.
@@ -35,7 +36,7 @@ struct RefreshToken: Sendable {
 
     /// Seals `pair` (AES-GCM) for storage next to this token's hash.
     func seal(_ pair: TokenPair) throws -> [UInt8] {
-        let plaintext = try JSONEncoder().encode(pair)
+        let plaintext = try RPCJSON.encode(pair)
         return Array(try AES.GCM.seal(plaintext, using: self.sealingKey).combined!)
     }
 
@@ -44,6 +45,6 @@ struct RefreshToken: Sendable {
         guard let box = try? AES.GCM.SealedBox(combined: sealed),
             let plaintext = try? AES.GCM.open(box, using: self.sealingKey)
         else { return nil }
-        return try? JSONDecoder().decode(TokenPair.self, from: plaintext)
+        return try? RPCJSON.decode(TokenPair.self, from: plaintext)
     }
 }
