@@ -97,13 +97,7 @@ final class CompactJSONWriter {
             self.writeString(CompactJSON.reinterpret(value, as: String.self))
         } else if type == Bool.self {
             self.bytes.append(contentsOf: CompactJSON.reinterpret(value, as: Bool.self) ? "true".utf8 : "false".utf8)
-        } else if type == Int.self {
-            self.writeInteger(CompactJSON.reinterpret(value, as: Int.self))
-        } else if type == Int64.self {
-            self.writeInteger(CompactJSON.reinterpret(value, as: Int64.self))
-        } else if type == UInt64.self {
-            self.writeInteger(CompactJSON.reinterpret(value, as: UInt64.self))
-        } else if self.writeNarrowInteger(value) {
+        } else if self.writeIfInteger(value) {
             return
         } else if type == Double.self || type == Float.self || type == Date.self || type == Data.self || type == URL.self
             || type == Decimal.self
@@ -123,27 +117,19 @@ final class CompactJSONWriter {
         }
     }
 
-    /// Writes `value` if it is one of the other standard integers (whose own `encode(to:)` asks
-    /// the single-value container to encode them as themselves); false for any other type.
-    private func writeNarrowInteger<T>(_ value: T) -> Bool {
-        let type = T.self
-        if type == Int8.self {
-            self.writeInteger(CompactJSON.reinterpret(value, as: Int8.self))
-        } else if type == Int16.self {
-            self.writeInteger(CompactJSON.reinterpret(value, as: Int16.self))
-        } else if type == Int32.self {
-            self.writeInteger(CompactJSON.reinterpret(value, as: Int32.self))
-        } else if type == UInt.self {
-            self.writeInteger(CompactJSON.reinterpret(value, as: UInt.self))
-        } else if type == UInt8.self {
-            self.writeInteger(CompactJSON.reinterpret(value, as: UInt8.self))
-        } else if type == UInt16.self {
-            self.writeInteger(CompactJSON.reinterpret(value, as: UInt16.self))
-        } else if type == UInt32.self {
-            self.writeInteger(CompactJSON.reinterpret(value, as: UInt32.self))
-        } else {
-            return false
-        }
+    /// Writes `value` if it is one of the standard integers (the narrower ones must be written
+    /// here: their own `encode(to:)` asks the single-value container to encode them as
+    /// themselves); false for any other type. The common ones are tried first.
+    private func writeIfInteger<T>(_ value: T) -> Bool {
+        self.write(value, ifItIs: Int.self) || self.write(value, ifItIs: Int64.self) || self.write(value, ifItIs: UInt64.self)
+            || self.write(value, ifItIs: Int8.self) || self.write(value, ifItIs: Int16.self) || self.write(value, ifItIs: Int32.self)
+            || self.write(value, ifItIs: UInt.self) || self.write(value, ifItIs: UInt8.self) || self.write(value, ifItIs: UInt16.self)
+            || self.write(value, ifItIs: UInt32.self)
+    }
+
+    private func write<T, I: FixedWidthInteger>(_ value: T, ifItIs integer: I.Type) -> Bool {
+        guard T.self == I.self else { return false }
+        self.writeInteger(CompactJSON.reinterpret(value, as: I.self))
         return true
     }
 
