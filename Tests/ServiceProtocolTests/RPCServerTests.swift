@@ -92,13 +92,24 @@ import Testing
     }
 
     @Test func gracefulShutdownFinishesRequestsInFlight() async throws {
-        try await withServer { server in
+        // The shutdown starts once the handler runs, not after a fixed wait: on a starved
+        // machine (CI) the request could still be on its way after 100 ms, and then it is not
+        // in flight but refused, which is a different case.
+        let (started, signal) = AsyncStream<Void>.makeStream()
+        var router = testRouter()
+        router.register("test.slow") { (params: Echo, _) in
+            signal.yield()
+            try await Task.sleep(for: .milliseconds(params.delayMs ?? 0))
+            return params
+        }
+        try await withServer(router: router) { server in
             try await RPCClient.withClient(configuration: clientConfiguration(ports: [server.port]), logger: .init(label: "t")) { client in
-                while client.healthyConnectionCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
-                async let slow = client.call("test.echo", Echo(value: 9, delayMs: 300), as: Echo.self)
-                try await Task.sleep(for: .milliseconds(100))
+                async let slow = client.call("test.slow", Echo(value: 9, delayMs: 300), as: Echo.self)
+                var handlerStarted = started.makeAsyncIterator()
+                _ = await handlerStarted.next()
                 server.shutdown()
-                #expect(try await slow == Echo(value: 9, delayMs: 300))
+                let reply = try await slow
+                #expect(reply == Echo(value: 9, delayMs: 300))
             }
         }
     }
