@@ -45,14 +45,29 @@ final class PrivatePostgresServer: Sendable {
         let binDirectory = environment["POSTGRES_BIN_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/lib/postgresql/15/bin"
         let directory = NSTemporaryDirectory() + "pg-private-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let server = PrivatePostgresServer(directory: directory, port: try freeLoopbackPort(), binDirectory: binDirectory)
+        var server = PrivatePostgresServer(directory: directory, port: try freeLoopbackPort(), binDirectory: binDirectory)
         do {
             if getuid() == 0 {
                 try await run("/bin/chown", ["-R", "postgres:postgres", directory])
             }
             try await server.asPostgres(
                 "initdb", ["-D", server.dataDirectory, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale"])
-            try await server.pgCtl(["start", "-w", "-t", "60", "-o", server.options])
+            // The free port is only free when it is picked: under the full test run another
+            // process (a client's ephemeral port, another test's server) can take it before
+            // Postgres binds it, and the server exits at start. Two more ports are tried; the
+            // last failure carries the end of the server's log.
+            for attempt in 1...3 {
+                do {
+                    try await server.pgCtl(["start", "-w", "-t", "60", "-o", server.options])
+                    return server
+                } catch {
+                    let log = (try? String(contentsOfFile: directory + "/postgres.log", encoding: .utf8)) ?? ""
+                    guard attempt < 3 else {
+                        throw CommandFailed(description: "\(error)\nserver log:\n\(log.suffix(2_000))")
+                    }
+                    server = PrivatePostgresServer(directory: directory, port: try freeLoopbackPort(), binDirectory: binDirectory)
+                }
+            }
             return server
         } catch {
             await server.remove()
