@@ -121,29 +121,29 @@ let package = Package(
         .testTarget(
             name: "ServiceProtocolTests",
             dependencies: [
-                "ServiceProtocol", .product(name: "NIOTestUtils", package: "swift-nio"),
+                "ServiceProtocol", "TestSupport", .product(name: "NIOTestUtils", package: "swift-nio"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]),
         .testTarget(
-            name: "PostgresTests", dependencies: ["Postgres", .product(name: "MetricsTestKit", package: "swift-metrics")]),
+            name: "PostgresTests", dependencies: ["Postgres", "TestSupport", .product(name: "MetricsTestKit", package: "swift-metrics")]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport", .product(name: "MetricsTestKit", package: "swift-metrics")]),
         .testTarget(
             name: "ServiceKitTests",
             dependencies: ["ServiceKit", hummingbird, .product(name: "HummingbirdTesting", package: "hummingbird")]),
-        .target(name: "TestSupport", dependencies: ["Redis"], path: "Tests/TestSupport"),
-        .testTarget(name: "ExecutableTests", dependencies: ["ServiceProtocol", "ServiceKit", "TestSupport"]),
+        .target(name: "TestSupport", dependencies: ["Redis", "Postgres", logging, jwt], path: "Tests/TestSupport"),
+        .testTarget(name: "ExecutableTests", dependencies: ["ServiceProtocol", "ServiceKit", "TestSupport", "Postgres", logging]),
         .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "MockIdentityProvider", "Postgres", jwt, logging]),
         .testTarget(name: "TokenServiceTests", dependencies: ["TokenService", "TestSupport", jwt]),
         .testTarget(name: "ContentStateServiceTests", dependencies: ["ContentStateService"]),
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "Redis", "ServiceKit", "TestSupport", logging,
+                "Gateway", "Redis", "ServiceKit", "ServiceProtocol", "TestSupport", logging, jwt, crypto, cryptoExtras,
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestSupport", httpClient, nio, .product(name: "NIOFoundationCompat", package: "swift-nio")]),
+            dependencies: ["TestSupport", "Postgres", jwt, httpClient, nio, .product(name: "NIOFoundationCompat", package: "swift-nio")]),
     ]
 )
 

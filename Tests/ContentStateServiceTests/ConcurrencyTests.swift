@@ -94,7 +94,9 @@ import Testing
         var seen: [String] = []
         var since: String?
         var polls = 0
+        let deadline = ContinuousClock.now + .seconds(60)
         while true {
+            try #require(ContinuousClock.now < deadline, "the changes feed never drained")
             // Once the writers were done before a poll began, a drained poll has seen everything.
             let writersDone = finished.load(ordering: .sequentiallyConsistent)
             let page: ChangesPage = try await service.call("content.state.changes", ChangesParams(userID: user, since: since, limit: 7))

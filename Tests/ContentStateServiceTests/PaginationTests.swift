@@ -30,6 +30,7 @@ import Testing
             let page: FavoritesPage = try await service.call("content.favorites.list", params)
             items += page.items
             pages += 1
+            try #require(pages <= 10_000, "the cursor never reaches the end")
             guard let next = page.nextCursor else { break }
             #expect(page.items.count == params.limit ?? 50, "only the last page is short")
             params.cursor = next
@@ -80,6 +81,7 @@ import Testing
         var recentDone = false
         var positionDone = false
         while !(recentDone && positionDone) {
+            try #require(seenRecent.count + seenPosition.count <= 10_000, "the cursors never reach the end")
             if !recentDone {
                 let page: FavoritesPage = try await service.call("content.favorites.list", recent)
                 seenRecent += page.items.map(\.itemID)
@@ -116,6 +118,7 @@ import Testing
         while true {
             let page: MarksPage<ReadMark> = try await service.call("content.read.list", params)
             items += page.items
+            try #require(items.count <= 1000, "the cursor repeats items")
             guard let next = page.nextCursor else { break }
             params.cursor = next
         }

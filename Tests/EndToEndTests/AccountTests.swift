@@ -97,9 +97,15 @@ struct AccountTests {
             let first = try await stack.signInApple(subject: subject)
             let second = try await stack.signInApple(subject: subject)
             #expect(try await stack.request("PUT", "/api/v1/favorites/kept", token: first.accessToken).status == 200)
+            #expect(try await stack.request("PUT", "/api/v1/read/seen", token: first.accessToken).status == 200)
+            let before = try await StoredRows.of(user: first.userID)
+            #expect(before == StoredRows(users: 1, identities: 1, liveSessions: 2, itemStates: 2, userVersions: 1), "\(before)")
 
             let delete = try await stack.request("DELETE", "/api/v1/auth/account", token: first.accessToken)
             #expect(delete.status == 204)
+            // The deleted user's own rows are gone: user, identity, sessions and content state.
+            let after = try await StoredRows.of(user: first.userID)
+            #expect(after == .none, "\(after)")
             // Every token of the user is dead.
             #expect(try await stack.request("GET", "/api/v1/favorites", token: second.accessToken).status == 401)
             #expect(try await stack.request("POST", "/api/v1/auth/refresh", body: ["refresh_token": second.refreshToken]).status == 401)

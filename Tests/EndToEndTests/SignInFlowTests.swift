@@ -1,12 +1,15 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The app's everyday path through the real stack: Apple sign-in, the current user,
-/// favorites and state, refresh with its grace window and reuse detection.
+/// favorites and state, refresh with its grace window and reuse detection. The grace window is
+/// a minute where a retry must fall inside it and zero where reuse must be past it, so no
+/// timing of the machine decides which side of it a call lands on.
 @Suite("End to end: sign-in, state, refresh", .serialized)
 struct SignInFlowTests {
     @Test func appleSignInStateRefreshAndReuse() async throws {
-        try await Stack.with(tokensEnvironment: ["REFRESH_REUSE_GRACE": "1"]) { stack in
+        try await Stack.with(tokensEnvironment: ["REFRESH_REUSE_GRACE": "60"]) { stack in
             let subject = "apple-\(UUID().uuidString)"
             let email = "e2e-\(UUID().uuidString.lowercased())@example.com"
             let token = try await stack.appleToken(subject: subject, email: email)
@@ -103,8 +106,17 @@ struct SignInFlowTests {
             #expect(try Session(retry.json).refreshToken == next.refreshToken)
             #expect(try await stack.request("GET", "/api/v1/auth/me", token: next.accessToken).status == 200)
 
-            // After the grace window the old token is reuse: the whole session dies.
-            try await Task.sleep(for: .milliseconds(1600))
+        }
+    }
+
+    @Test func aRotatedTokenPresentedAfterTheGraceWindowRevokesTheSession() async throws {
+        try await Stack.with(tokensEnvironment: ["REFRESH_REUSE_GRACE": "0"]) { stack in
+            let session = try await stack.signInApple()
+            let refreshed = try await stack.request("POST", "/api/v1/auth/refresh", body: ["refresh_token": session.refreshToken])
+            #expect(refreshed.status == 200)
+            let next = try Session(refreshed.json)
+            #expect(try await stack.request("GET", "/api/v1/auth/me", token: next.accessToken).status == 200)
+
             let reuse = try await stack.request("POST", "/api/v1/auth/refresh", body: ["refresh_token": session.refreshToken])
             #expect(reuse.status == 401)
             #expect(reuse.errorCode == "refresh_token_reused")
@@ -152,9 +164,10 @@ struct SignInFlowTests {
             let session = try await stack.signInApple()
             _ = try await stack.request(
                 "PUT", "/api/v1/favorites/traced", token: session.accessToken, headers: ["X-Request-ID": "trace-into-backend"])
-            try await Task.sleep(for: .milliseconds(200))
-            #expect(stack.processes["content-state"]?.stdout.contains("trace-into-backend") == true
-                || stack.processes["content-state"]?.stderr.contains("trace-into-backend") == true)
+            let contentState = try #require(stack.processes["content-state"])
+            try await waitUntil("content-state logged the request id") {
+                contentState.stdout.contains("trace-into-backend") || contentState.stderr.contains("trace-into-backend")
+            }
         }
     }
 }
@@ -164,9 +177,8 @@ struct SignInFlowTests {
 @Suite("End to end: key rotation")
 struct KeyRotationTests {
     static func kid(_ jwt: String) throws -> String {
-        var header = String(jwt.split(separator: ".")[0]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while header.count % 4 != 0 { header += "=" }
-        let json = try JSONSerialization.jsonObject(with: try #require(Data(base64Encoded: header))) as? [String: Any]
+        let header = try #require(Stack.base64URLDecoded(String(jwt.split(separator: ".")[0])))
+        let json = try JSONSerialization.jsonObject(with: header) as? [String: Any]
         return try #require(json?["kid"] as? String)
     }
 
@@ -174,12 +186,18 @@ struct KeyRotationTests {
         try await Stack.with(tokensEnvironment: ["SIGNING_KEYS_RELOAD_INTERVAL": "1"]) { stack in
             let before = try await stack.signInApple()
             #expect(try await stack.request("GET", "/api/v1/auth/me", token: before.accessToken).status == 200)
-            // Keys are named by creation time: wait a moment so the new one is the newest.
-            try await Task.sleep(for: .milliseconds(1100))
+            // The newest key file signs. Dating the first key an hour back makes the new one the
+            // newest however quickly it follows; the replicas pick it up at their next reload.
+            for name in try FileManager.default.contentsOfDirectory(atPath: stack.keysFolder.path) where name.hasSuffix(".pem") {
+                try FileManager.default.setAttributes(
+                    [.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: stack.keysFolder.appendingPathComponent(name).path)
+            }
             try await Stack.keygen(into: stack.keysFolder)
-            try await Task.sleep(for: .milliseconds(2500))
-            let after = try await stack.signInApple()
-            #expect(try Self.kid(after.accessToken) != (try Self.kid(before.accessToken)))
+            var after = try await stack.signInApple()
+            try await waitUntil("tokens signs with the new key", interval: .milliseconds(200)) {
+                after = try await stack.signInApple()
+                return try Self.kid(after.accessToken) != (try Self.kid(before.accessToken))
+            }
             #expect(try await stack.request("GET", "/api/v1/auth/me", token: after.accessToken).status == 200)
             #expect(try await stack.request("GET", "/api/v1/auth/me", token: before.accessToken).status == 200)
             let jwks = try await stack.request("GET", "/.well-known/jwks.json")

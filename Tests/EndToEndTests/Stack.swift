@@ -14,6 +14,7 @@ final class Stack: Sendable {
     static let adminPassword = "correct horse battery staple"
 
     let gatewayURL: String
+    var gatewayPort: Int { URL(string: self.gatewayURL)?.port ?? 0 }
     let mockURL: String
     let redisURL: String
     let processes: [String: ServiceProcess]
@@ -35,12 +36,14 @@ final class Stack: Sendable {
     }
 
     /// Starts the stack (`tokensReplicas` tokens processes), runs `body`, stops everything.
+    /// `redisURL` replaces the test run's Redis (a private server a test restarts, say).
     static func with<T>(
         tokensReplicas: Int = 1, gatewayEnvironment: [String: String] = [:], tokensEnvironment: [String: String] = [:],
-        _ body: (Stack) async throws -> T
+        redisURL: String? = nil, _ body: (Stack) async throws -> T
     ) async throws -> T {
         let stack = try await Self.start(
-            tokensReplicas: tokensReplicas, gatewayEnvironment: gatewayEnvironment, tokensEnvironment: tokensEnvironment)
+            tokensReplicas: tokensReplicas, gatewayEnvironment: gatewayEnvironment, tokensEnvironment: tokensEnvironment,
+            redisURL: redisURL)
         do {
             let result = try await body(stack)
             await stack.stop()
@@ -52,10 +55,10 @@ final class Stack: Sendable {
     }
 
     private static func start(
-        tokensReplicas: Int, gatewayEnvironment: [String: String], tokensEnvironment: [String: String]
+        tokensReplicas: Int, gatewayEnvironment: [String: String], tokensEnvironment: [String: String], redisURL: String?
     ) async throws -> Stack {
         let databaseURL = try requiredEnvironment("DATABASE_URL")
-        let redisURL = try requiredEnvironment("REDIS_URL")
+        let redisURL = try redisURL ?? requiredEnvironment("REDIS_URL")
         let serviceToken = "e2e-service-token-\(UUID().uuidString)"
         var processes: [String: ServiceProcess] = [:]
         do {

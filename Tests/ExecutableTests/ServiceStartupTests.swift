@@ -26,7 +26,7 @@ import FoundationNetworking
     }
 
     @Test(arguments: [("identity", ["postgres"]), ("tokens", ["postgres", "redis"]), ("content-state", ["postgres"])])
-    func backendAnswersHealthAndDrainsOnSIGTERM(_ name: String, _ checks: [String]) async throws {
+    func backendAnswersHealthAndDrainsARequestInFlightOnSIGTERM(_ name: String, _ checks: [String]) async throws {
         let port = try freePort()
         let process = try ServiceProcess(name, environment: try self.environment(port: port))
         var configuration = RPCClient.Configuration(
@@ -34,12 +34,25 @@ import FoundationNetworking
             callerName: "executable-tests", serviceToken: Self.token)
         configuration.minimumBackoff = .milliseconds(20)
         configuration.maximumBackoff = .milliseconds(200)
-        let health = try await RPCClient.withClient(configuration: configuration, logger: Logger(label: "test")) { client in
-            try await client.call(Health.method, Empty(), as: Health.Result.self, options: .init(timeout: .seconds(30)))
+        configuration.callTimeout = .seconds(30)
+        try await RPCClient.withClient(configuration: configuration, logger: Logger(label: "test")) { client in
+            let health = try await client.call(Health.method, Empty(), as: Health.Result.self)
+            #expect(health.status == "ok", "stderr: \(process.stderr)")
+            #expect(health.checks == Dictionary(uniqueKeysWithValues: checks.map { ($0, "ok") }))
+
+            // A request that waits on a row the test holds locked is in flight when SIGTERM
+            // comes: the service stops taking connections, finishes it, then exits 0.
+            let slow = try await SlowRequest.prepare(for: name, client: client)
+            let call = try await HeldRowLock.with(slow.lockSQL, slow.bindings) { lock in
+                let call = Task { try await slow.call() }
+                try await lock.waitUntilSomeoneWaits()
+                process.terminate()
+                try await waitUntil("\(name) refuses new connections") { !acceptsConnections(port: port) }
+                #expect(process.process.isRunning, "\(name) exited with a request in flight")
+                return call
+            }
+            try await call.value
         }
-        #expect(health.status == "ok", "stderr: \(process.stderr)")
-        #expect(health.checks == Dictionary(uniqueKeysWithValues: checks.map { ($0, "ok") }))
-        process.terminate()
         let status = await process.waitForExit(timeout: .seconds(15))
         #expect(status == 0, "\(name) should drain and exit 0 on SIGTERM; output: \(process.stdout)")
     }

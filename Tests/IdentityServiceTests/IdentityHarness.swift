@@ -8,16 +8,28 @@ import ServiceProtocol
 import Synchronization
 import Testing
 
-/// A clock the tests move forward instead of sleeping.
+/// A clock the tests move forward instead of sleeping: the real time plus what they added, or,
+/// once frozen, a time that only `advance` moves (so no speed of the machine can matter).
 final class TestClock: Sendable {
-    private let offset = Mutex<TimeInterval>(0)
+    private let state = Mutex<(offset: TimeInterval, frozenAt: Date?)>((0, nil))
 
     func advance(by seconds: TimeInterval) {
-        self.offset.withLock { $0 += seconds }
+        self.state.withLock { $0.offset += seconds }
+    }
+
+    /// Stops the clock where it stands.
+    func freeze() {
+        self.state.withLock { state in
+            if state.frozenAt == nil { state.frozenAt = Date() }
+        }
+    }
+
+    var now: Date {
+        self.state.withLock { ($0.frozenAt ?? Date()).addingTimeInterval($0.offset) }
     }
 
     var identityClock: IdentityClock {
-        IdentityClock { Date().addingTimeInterval(self.offset.withLock { $0 }) }
+        IdentityClock { self.now }
     }
 }
 

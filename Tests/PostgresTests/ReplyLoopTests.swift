@@ -1,4 +1,5 @@
 import Postgres
+import TestSupport
 import Testing
 
 /// A statement already prepared on its connection is sent from the caller's thread and its reply
@@ -14,7 +15,12 @@ import Testing
                 let pid = try await client.query(sleep, [.double(0)])[0].decode("pid", as: Int.self)
                 let start = ContinuousClock.now
                 async let cut: Void = {
-                    try await Task.sleep(for: .milliseconds(300))
+                    // Once the long statement runs, its server process is ended under it.
+                    try await waitUntil("the 30 s statement runs") {
+                        let running = try await admin.query(
+                            "SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1::int AND state = 'active'", [.int(pid)])
+                        return try running[0].decode("n", as: Int.self) == 1
+                    }
                     let terminated = try await admin.query("SELECT pg_terminate_backend($1::int) AS done", [.int(pid)])
                     #expect(try terminated[0].decode("done", as: Bool.self))
                 }()

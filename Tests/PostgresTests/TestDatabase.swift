@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Postgres
+import TestSupport
 
 /// The shared test server named by `DATABASE_URL`. Tests fail, never skip, without it.
 enum TestDatabase {
@@ -31,17 +32,7 @@ enum TestDatabase {
         url: String? = nil,
         _ body: (PostgresClient) async throws -> T
     ) async throws -> T {
-        var configuration = PostgresConfiguration(url: try url ?? Self.url(), poolSize: poolSize)
-        configuration.acquireTimeout = acquireTimeout
-        let client = PostgresClient(configuration: configuration, logger: logger)
-        do {
-            let result = try await body(client)
-            await client.shutdown()
-            return result
-        } catch {
-            await client.shutdown()
-            throw error
-        }
+        try await withTestDatabase(poolSize: poolSize, acquireTimeout: acquireTimeout, url: try url ?? Self.url(), body)
     }
 
     /// A table or schema name no parallel test uses.

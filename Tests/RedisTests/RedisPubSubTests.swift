@@ -1,4 +1,5 @@
 import Redis
+import TestSupport
 import Testing
 
 /// Subscriptions: delivery order, and every way a subscription ends.
@@ -44,7 +45,8 @@ import Testing
             }
             _ = try await redis.command("PUBLISH", channel, "one")
             consumer.cancel()
-            _ = await consumer.value  // returns only because the sequence ended
+            // Returns only because the sequence ended.
+            _ = try await withDeadline("the subscription ends with its consumer") { await consumer.value }
             #expect(try await TestRedis.eventually { try await TestRedis.subscriberCount(channel, client: redis) == 0 })
         }
     }

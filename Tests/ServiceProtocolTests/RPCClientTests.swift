@@ -1,6 +1,8 @@
 import Foundation
 import NIOCore
 import Logging
+import Synchronization
+import TestSupport
 import Testing
 
 @testable import ServiceProtocol
@@ -55,7 +57,7 @@ import Testing
                 group.addTask { try await victim.run() }
                 let clientConfiguration = clientConfiguration(ports: [victim.port, survivor.port])
                 try await RPCClient.withClient(configuration: clientConfiguration, logger: .init(label: "t")) { client in
-                    while client.healthyConnectionCount < 4 { try await Task.sleep(for: .milliseconds(10)) }
+                    try await waitUntil("four healthy connections") { client.healthyConnectionCount >= 4 }
                     victim.shutdown()
                     group.cancelAll()
                     let options = RPCClient.CallOptions(idempotent: true)
@@ -68,24 +70,27 @@ import Testing
     }
 
     @Test func onlyIdempotentCallsAreRetriedWhenTheServerDiesMidCall() async throws {
-        func router(_ name: String, delay: Duration) -> RPCRouter {
+        /// The survivor answers at once; the victim holds each call until the test opens the
+        /// gate, so the calls are surely in flight there when it dies, however slow the machine.
+        func router(_ name: String, gate: CallGate?) -> RPCRouter {
             var router = RPCRouter()
             router.register("test.where") { (_: Empty, _) -> String in
-                try await Task.sleep(for: delay)
+                if let gate { try await gate.pass() }
                 return name
             }
             return router
         }
         for idempotent in [false, true] {
-            try await withServer(router: router("survivor", delay: .zero)) { survivor in
+            let gate = CallGate()
+            try await withServer(router: router("survivor", gate: nil)) { survivor in
                 try await withThrowingTaskGroup(of: Void.self) { servers in
                     let victim = try await RPCServer.bind(
                         configuration: .init(serviceName: "victim", serviceToken: testToken),
-                        router: router("victim", delay: .seconds(2)), logger: Logger(label: "victim"))
+                        router: router("victim", gate: gate), logger: Logger(label: "victim"))
                     servers.addTask { try await victim.run() }
                     let configuration = clientConfiguration(ports: [victim.port, survivor.port])
                     try await RPCClient.withClient(configuration: configuration, logger: .init(label: "t")) { client in
-                        while client.healthyConnectionCount < 4 { try await Task.sleep(for: .milliseconds(10)) }
+                        try await waitUntil("four healthy connections") { client.healthyConnectionCount >= 4 }
                         // Round robin puts two of the four calls on the victim's two connections.
                         let outcomes = try await withThrowingTaskGroup(of: String.self) { calls in
                             for _ in 0..<4 {
@@ -98,12 +103,13 @@ import Testing
                                     }
                                 }
                             }
-                            try await Task.sleep(for: .milliseconds(200))
+                            try await waitUntil("two calls held by the victim") { gate.arrivals >= 2 }
                             servers.cancelAll()  // the victim drops its connections with the calls in flight
                             var outcomes: [String] = []
                             for try await outcome in calls { outcomes.append(outcome) }
                             return outcomes.sorted()
                         }
+                        gate.open()
                         if idempotent {
                             #expect(outcomes == ["survivor", "survivor", "survivor", "survivor"])
                         } else {
@@ -118,7 +124,7 @@ import Testing
     @Test func deadlineExpiresWhenTheServerIsSlow() async throws {
         try await withServer { server in
             try await RPCClient.withClient(configuration: clientConfiguration(ports: [server.port]), logger: .init(label: "t")) { client in
-                while client.healthyConnectionCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+                try await waitUntil("a healthy connection") { client.healthyConnectionCount > 0 }
                 let start = ContinuousClock.now
                 let error = await #expect(throws: RPCError.self) {
                     try await client.call(
@@ -170,6 +176,21 @@ import Testing
             }
         }
         #expect(answered)
+    }
+}
+
+/// Holds the calls of a handler until `open()`, counting those that arrived.
+final class CallGate: Sendable {
+    private let state = Mutex<(arrivals: Int, isOpen: Bool)>((0, false))
+
+    var arrivals: Int { self.state.withLock { $0.arrivals } }
+
+    func open() { self.state.withLock { $0.isOpen = true } }
+
+    /// Counts the caller in, then waits until the gate opens (or the task is cancelled).
+    func pass() async throws {
+        self.state.withLock { $0.arrivals += 1 }
+        while !self.state.withLock({ $0.isOpen }) { try await Task.sleep(for: .milliseconds(5)) }
     }
 }
 

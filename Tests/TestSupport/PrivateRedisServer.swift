@@ -40,7 +40,7 @@ public final class PrivateRedisServer: @unchecked Sendable {
         try process.run()
         self.process = process
         let deadline = ContinuousClock.now + .seconds(10)
-        while !Self.accepts(port: port) {
+        while !acceptsConnections(port: port) {
             guard process.isRunning, ContinuousClock.now < deadline else {
                 throw RedisError.connectionFailed("private redis-server on port \(port) did not start")
             }
@@ -54,25 +54,5 @@ public final class PrivateRedisServer: @unchecked Sendable {
         self.process = nil
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-    }
-
-    private static func accepts(port: Int) -> Bool {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { return false }
-        defer { close(socket) }
-        var address = loopback(port: port)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-    }
-
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
     }
 }

@@ -27,10 +27,10 @@ import Testing
             #expect(try await tokens.verify(kept.accessToken).sessionID == kept.sessionID)
             let ttl = try await tokens.redis.command(["TTL", RevocationKeys.session(revoked.sessionID)]).intValue ?? -2
             #expect(ttl >= 900 && ttl <= 960 + 1)
-            var message: RedisMessage?
-            for await received in subscription where received.payload.contains(revoked.sessionID.uuidString.lowercased()) {
-                message = received
-                break
+            let sessionID = revoked.sessionID.uuidString.lowercased()
+            let message = try await withDeadline("the revocation message") { () -> RedisMessage? in
+                for await received in subscription where received.payload.contains(sessionID) { return received }
+                return nil
             }
             #expect(message?.payload.contains(#""kind":"session""#) == true)
             // Revoking again is fine and says so.
@@ -121,11 +121,9 @@ import Testing
             _ = try await redis.command(["DEL", RevocationKeys.complete, RevocationKeys.session(pair.sessionID)])
             #expect(await tokens.errorCode { try await tokens.verify(pair.accessToken) } == .unauthorized)
             // Within a few reseed intervals the key and the marker are back.
-            let deadline = ContinuousClock.now + .seconds(10)
-            while try await redis.command(["EXISTS", RevocationKeys.complete]).intValue != 1, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
+            try await waitUntil("the re-seeder sets the marker again", interval: .milliseconds(100)) {
+                try await redis.command(["EXISTS", RevocationKeys.complete]).intValue == 1
             }
-            #expect(try await redis.command(["EXISTS", RevocationKeys.complete]).intValue == 1)
             #expect(try await redis.command(["GET", RevocationKeys.session(pair.sessionID)]).stringValue == "logout")
         }
     }

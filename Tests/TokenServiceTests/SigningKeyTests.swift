@@ -131,11 +131,14 @@ import _CryptoExtras
             for token in ["", "a.b.c", "\(noneHeader).\(parts[1]).", "\(noneHeader).\(parts[1]).\(parts[2])"] {
                 #expect(await tokens.errorCode { try await tokens.verify(token) } == .unauthorized)
             }
-            // A token signed by the same keys for another audience is refused.
-            try await TokensHarness.run(keys: tokens.keys, environment: ["JWT_AUDIENCE": "someone-else"]) { other in
-                let foreign = try await other.issue()
-                #expect(await tokens.errorCode { try await tokens.verify(foreign.accessToken) } == .unauthorized)
-                #expect(try await other.verify(foreign.accessToken).sessionID == foreign.sessionID)
+            // A token signed by the same keys for another audience, or by another issuer, is
+            // refused; the service that issued it accepts it (so only the claim differs).
+            for foreignSetting in [["JWT_AUDIENCE": "someone-else"], ["JWT_ISSUER": "https://issuer.example.org"]] {
+                try await TokensHarness.run(keys: tokens.keys, environment: foreignSetting) { other in
+                    let foreign = try await other.issue()
+                    #expect(await tokens.errorCode { try await tokens.verify(foreign.accessToken) } == .unauthorized, "\(foreignSetting)")
+                    #expect(try await other.verify(foreign.accessToken).sessionID == foreign.sessionID)
+                }
             }
         }
     }
