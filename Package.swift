@@ -66,16 +66,19 @@ let package = Package(
             path: "Shared/ServiceKit"),
 
         // Services: a library with the logic and a thin executable each.
+        .target(name: "IdentityAPI", dependencies: ["ServiceProtocol"], path: "Services/identity/Sources/IdentityAPI"),
         .target(
-            name: "IdentityService", dependencies: ["ServiceKit", jwt, crypto, httpClient, metrics],
+            name: "IdentityService", dependencies: ["IdentityAPI", "ServiceKit", jwt, crypto, httpClient, metrics],
             path: "Services/identity/Sources/IdentityService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "identity", dependencies: ["IdentityService", "ServiceKit"], path: "Services/identity/Sources/identity"),
+        .target(name: "TokensAPI", dependencies: ["ServiceProtocol"], path: "Services/tokens/Sources/TokensAPI"),
         .target(
-            name: "TokenService", dependencies: ["ServiceKit", "CLibCrypto", jwt, crypto, cryptoExtras, metrics],
+            name: "TokenService", dependencies: ["TokensAPI", "ServiceKit", "CLibCrypto", jwt, crypto, cryptoExtras, metrics],
             path: "Services/tokens/Sources/TokenService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "tokens", dependencies: ["TokenService", "ServiceKit"], path: "Services/tokens/Sources/tokens"),
+        .target(name: "ContentStateAPI", dependencies: ["ServiceProtocol"], path: "Services/content-state/Sources/ContentStateAPI"),
         .target(
-            name: "ContentStateService", dependencies: ["ServiceKit"],
+            name: "ContentStateService", dependencies: ["ContentStateAPI", "ServiceKit"],
             path: "Services/content-state/Sources/ContentStateService",
             resources: [.embedInCode("Migrations")]),
         .executableTarget(
@@ -106,15 +109,15 @@ let package = Package(
             dependencies: ["BenchmarkSupport", "ServiceKit", "ServiceProtocol", "Postgres", logging, nio, nioPosix, metrics, prometheus],
             path: "Benchmarks/foundation-bench"),
         .executableTarget(
-            name: "tokens-bench", dependencies: ["BenchmarkSupport", "TokenService", "ServiceKit", jwt],
+            name: "tokens-bench", dependencies: ["BenchmarkSupport", "TokenService", "TokensAPI", "ServiceKit", jwt],
             path: "Benchmarks/tokens-bench"),
         .executableTarget(
             name: "content-state-bench",
-            dependencies: ["BenchmarkSupport", "ContentStateService", "ServiceKit", logging, nio, nioPosix],
+            dependencies: ["BenchmarkSupport", "ContentStateService", "ContentStateAPI", "ServiceKit", logging, nio, nioPosix],
             path: "Benchmarks/content-state-bench"),
         .executableTarget(
             name: "identity-bench",
-            dependencies: ["BenchmarkSupport", "IdentityService", "MockIdentityProvider", "ServiceKit", "ServiceProtocol", logging, nio, nioPosix],
+            dependencies: ["BenchmarkSupport", "IdentityService", "IdentityAPI", "MockIdentityProvider", "ServiceKit", "ServiceProtocol", logging, nio, nioPosix],
             path: "Benchmarks/identity-bench"),
 
         // Tests.
@@ -131,10 +134,12 @@ let package = Package(
             name: "ServiceKitTests",
             dependencies: ["ServiceKit", hummingbird, .product(name: "HummingbirdTesting", package: "hummingbird")]),
         .target(name: "TestSupport", dependencies: ["Redis", "Postgres", logging, jwt], path: "Tests/TestSupport"),
-        .testTarget(name: "ExecutableTests", dependencies: ["ServiceProtocol", "ServiceKit", "TestSupport", "Postgres", logging]),
-        .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "MockIdentityProvider", "Postgres", jwt, logging]),
-        .testTarget(name: "TokenServiceTests", dependencies: ["TokenService", "TestSupport", jwt]),
-        .testTarget(name: "ContentStateServiceTests", dependencies: ["ContentStateService"]),
+        .testTarget(
+            name: "ExecutableTests",
+            dependencies: ["ServiceProtocol", "ServiceKit", "TestSupport", "Postgres", "ContentStateAPI", "TokensAPI", "IdentityAPI", logging]),
+        .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "IdentityAPI", "MockIdentityProvider", "Postgres", jwt, logging]),
+        .testTarget(name: "TokenServiceTests", dependencies: ["TokenService", "TokensAPI", "TestSupport", jwt]),
+        .testTarget(name: "ContentStateServiceTests", dependencies: ["ContentStateService", "ContentStateAPI"]),
         .testTarget(
             name: "GatewayTests",
             dependencies: [

@@ -1,4 +1,5 @@
 import BenchmarkSupport
+import ContentStateAPI
 import ContentStateService
 import Foundation
 import Logging
@@ -73,14 +74,14 @@ func seed(_ client: RPCClient) async throws -> LatencyStats {
                 for (rank, item) in shuffled.prefix(300).enumerated() {
                     let began = ContinuousClock.now
                     let _: Favorite = try await client.call(
-                        "content.favorites.put",
+                        ContentState.favoritesPut,
                         FavoritePutParams(userID: user, itemID: item, nickname: .set(rank % 5 == 0 ? "nick \(rank)" : nil), position: .set(Int64(rank))))
                     local.append(ContinuousClock.now - began)
                 }
                 let _: ReadBatchResult = try await client.call(
-                    "content.read.batch", ReadBatchParams(userID: user, itemIDs: Array(shuffled.suffix(400)), read: true))
+                    ContentState.readBatch, ReadBatchParams(userID: user, itemIDs: Array(shuffled.suffix(400)), read: true))
                 for item in shuffled.dropFirst(index % 7).prefix(50) {
-                    let _: Unlike = try await client.call("content.unlikes.put", ItemParams(userID: user, itemID: item))
+                    let _: Unlike = try await client.call(ContentState.unlikesPut, ItemParams(userID: user, itemID: item))
                 }
                 return local
             }
@@ -138,7 +139,7 @@ func benchmarks(_ client: RPCClient) async throws -> [LatencyStats] {
     rows.append(try await measureIfSelected("state.query, 50 ids (result decoded)", concurrency: concurrency, duration: duration) {
         let ids = BenchData.randomIDs(50)
         let result: StateQueryResult = try await client.call(
-            "content.state.query", StateQueryParams(userID: BenchData.randomUser(), itemIDs: ids), as: StateQueryResult.self)
+            ContentState.stateQuery, StateQueryParams(userID: BenchData.randomUser(), itemIDs: ids))
         precondition(!result.items.isEmpty)
     })
     rows.append(try await measureIfSelected("favorites.list recent, 50 (result passed on, as the gateway)", concurrency: concurrency, duration: duration) {
@@ -147,7 +148,7 @@ func benchmarks(_ client: RPCClient) async throws -> [LatencyStats] {
     })
     rows.append(try await measureIfSelected("favorites.list recent, 50 (result decoded)", concurrency: concurrency, duration: duration) {
         let page: FavoritesPage = try await client.call(
-            "content.favorites.list", FavoritesListParams(userID: BenchData.randomUser(), order: .recent, limit: 50))
+            ContentState.favoritesList, FavoritesListParams(userID: BenchData.randomUser(), order: .recent, limit: 50))
         precondition(page.items.count == 50)
     })
     rows.append(try await measureIfSelected("favorites.list position, 50 (result passed on, as the gateway)", concurrency: concurrency, duration: duration) {
@@ -159,7 +160,7 @@ func benchmarks(_ client: RPCClient) async throws -> [LatencyStats] {
         for user in users {
             group.addTask {
                 let page: FavoritesPage = try await client.call(
-                    "content.favorites.list", FavoritesListParams(userID: user, order: .recent, limit: 50))
+                    ContentState.favoritesList, FavoritesListParams(userID: user, order: .recent, limit: 50))
                 return (user, page.nextCursor!)
             }
         }
@@ -168,17 +169,17 @@ func benchmarks(_ client: RPCClient) async throws -> [LatencyStats] {
     rows.append(try await measureIfSelected("favorites.list recent, 50, page 2", concurrency: concurrency, duration: duration) {
         let (user, cursor) = firstPages[Int(BenchData.randomIndex(firstPages.count))]
         let page: FavoritesPage = try await client.call(
-            "content.favorites.list", FavoritesListParams(userID: user, order: .recent, limit: 50, cursor: cursor))
+            ContentState.favoritesList, FavoritesListParams(userID: user, order: .recent, limit: 50, cursor: cursor))
         precondition(page.items.count == 50)
     })
     rows.append(try await measureIfSelected("state.changes, 50 from the start", concurrency: concurrency, duration: duration) {
         let page: ChangesPage = try await client.call(
-            "content.state.changes", ChangesParams(userID: BenchData.randomUser(), limit: 50))
+            ContentState.stateChanges, ChangesParams(userID: BenchData.randomUser(), limit: 50))
         precondition(page.changes.count == 50)
     })
     rows.append(try await measureIfSelected("favorites.toggle (writes, 50 users)", concurrency: concurrency, duration: duration) {
         let _: FavoriteToggleResult = try await client.call(
-            "content.favorites.toggle", ItemParams(userID: BenchData.randomUser(), itemID: BenchData.randomIDs(1)[0]))
+            ContentState.favoritesToggle, ItemParams(userID: BenchData.randomUser(), itemID: BenchData.randomIDs(1)[0]))
     })
     return rows.compactMap { $0 }
 }

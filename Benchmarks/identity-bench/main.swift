@@ -1,4 +1,5 @@
 import BenchmarkSupport
+import IdentityAPI
 import Foundation
 import Synchronization
 import IdentityService
@@ -64,7 +65,7 @@ try await MockIdentityProviderServer.withRunningMock(logger: logger) { mock, end
                         provider,
                         MintRequest(subject: subject, audience: audience, email: "\(subject)@example.com", lifetimeSeconds: 3600))
                     let credential = ProviderCredential(provider: provider == .apple ? .apple : .google, identityToken: token)
-                    _ = try await client.call(IdentityMethods.signIn, credential, as: SignInResult.self)
+                    _ = try await client.call(Identity.signIn, credential)
                     credentials.append(credential)
                 }
                 let pool = credentials
@@ -73,7 +74,7 @@ try await MockIdentityProviderServer.withRunningMock(logger: logger) { mock, end
                     rows.append(
                         try await measure("identity.signIn \(provider.rawValue), existing users", concurrency: concurrency, duration: .seconds(seconds)) {
                             let credential = pool[counter.next() % pool.count]
-                            let result = try await client.call(IdentityMethods.signIn, credential, as: SignInResult.self)
+                            let result = try await client.call(Identity.signIn, credential)
                             precondition(!result.isNewUser)
                         })
                 }

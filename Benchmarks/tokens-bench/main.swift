@@ -1,4 +1,5 @@
 import BenchmarkSupport
+import TokensAPI
 import Foundation
 import Logging
 import NIOCore
@@ -57,13 +58,13 @@ func benchmark(_ algorithm: String) async throws -> [LatencyStats] {
         defer { tasks.cancelAll() }
         var rows: [LatencyStats] = []
         rows.append(try await meter.measure("issue \(algorithm)", concurrency: concurrency, duration: .seconds(seconds)) {
-            _ = try await client.call("tokens.issue", IssueParams(userID: UUID(), deviceName: "bench"), as: TokenPair.self)
+            _ = try await client.call(Tokens.issue, IssueParams(userID: UUID(), deviceName: "bench"))
         })
         // Each caller rotates its own session's chain: every call presents the token the last one returned.
         let chains = RefreshChains()
         rows.append(try await meter.measure("refresh \(algorithm)", concurrency: concurrency, duration: .seconds(seconds)) {
             let current = try await chains.take(client)
-            let next = try await client.call("tokens.refresh", RefreshParams(refreshToken: current), as: TokenPair.self)
+            let next = try await client.call(Tokens.refresh, RefreshParams(refreshToken: current))
             await chains.give(next.refreshToken)
         })
         // Let the services drain before the task group is left (leaving it cancels them, and the
@@ -81,7 +82,7 @@ actor RefreshChains {
 
     func take(_ client: RPCClient) async throws -> String {
         if let token = self.idle.popLast() { return token }
-        return try await client.call("tokens.issue", IssueParams(userID: UUID(), deviceName: "bench"), as: TokenPair.self).refreshToken
+        return try await client.call(Tokens.issue, IssueParams(userID: UUID(), deviceName: "bench")).refreshToken
     }
 
     func give(_ token: String) {

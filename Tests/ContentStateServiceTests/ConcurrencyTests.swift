@@ -1,4 +1,5 @@
 import ContentStateService
+import ContentStateAPI
 import Foundation
 import Synchronization
 import Testing
@@ -11,7 +12,7 @@ import Testing
         let results = try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<200 {
                 group.addTask {
-                    let result: FavoriteToggleResult = try await service.call("content.favorites.toggle", ItemParams(userID: user, itemID: "hot"))
+                    let result: FavoriteToggleResult = try await service.call(ContentState.favoritesToggle, ItemParams(userID: user, itemID: "hot"))
                     return result.favorited
                 }
             }
@@ -19,7 +20,7 @@ import Testing
         }
         #expect(results.count == 200)
         #expect(results.filter { $0 }.count == 100, "toggles alternate: half of them favorited")
-        let state: StateQueryResult = try await service.call("content.state.query", StateQueryParams(userID: user, itemIDs: ["hot"]))
+        let state: StateQueryResult = try await service.call(ContentState.stateQuery, StateQueryParams(userID: user, itemIDs: ["hot"]))
         #expect(state.items["hot"]?.favorited == false, "an even number of toggles ends unfavorited")
 
         let rows = try await service.postgres.query(
@@ -37,7 +38,7 @@ import Testing
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<50 {
                 group.addTask {
-                    let _: Favorite = try await service.call("content.favorites.put", FavoritePutParams(userID: user, itemID: "same"))
+                    let _: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "same"))
                 }
             }
             try await group.waitForAll()
@@ -45,7 +46,7 @@ import Testing
         let removals = try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<50 {
                 group.addTask {
-                    let result: RemovalResult = try await service.call("content.favorites.remove", ItemParams(userID: user, itemID: "same"))
+                    let result: RemovalResult = try await service.call(ContentState.favoritesRemove, ItemParams(userID: user, itemID: "same"))
                     return result.changed
                 }
             }
@@ -65,9 +66,9 @@ import Testing
             for index in 0..<100 {
                 group.addTask {
                     if index % 2 == 0 {
-                        let _: Favorite = try await service.call("content.favorites.put", FavoritePutParams(userID: user, itemID: "i\(index)"))
+                        let _: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "i\(index)"))
                     } else {
-                        let _: ReadMark = try await service.call("content.read.mark", ItemParams(userID: user, itemID: "i\(index)"))
+                        let _: ReadMark = try await service.call(ContentState.readMark, ItemParams(userID: user, itemID: "i\(index)"))
                     }
                 }
             }
@@ -85,7 +86,7 @@ import Testing
         async let writes: Void = withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<200 {
                 group.addTask {
-                    let _: ReadMark = try await service.call("content.read.mark", ItemParams(userID: user, itemID: "w\(index)"))
+                    let _: ReadMark = try await service.call(ContentState.readMark, ItemParams(userID: user, itemID: "w\(index)"))
                 }
             }
             try await group.waitForAll()
@@ -99,7 +100,7 @@ import Testing
             try #require(ContinuousClock.now < deadline, "the changes feed never drained")
             // Once the writers were done before a poll began, a drained poll has seen everything.
             let writersDone = finished.load(ordering: .sequentiallyConsistent)
-            let page: ChangesPage = try await service.call("content.state.changes", ChangesParams(userID: user, since: since, limit: 7))
+            let page: ChangesPage = try await service.call(ContentState.stateChanges, ChangesParams(userID: user, since: since, limit: 7))
             seen += page.changes.map(\.itemID)
             since = page.nextCursor
             polls += 1

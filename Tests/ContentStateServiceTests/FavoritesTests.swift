@@ -1,4 +1,5 @@
 import ContentStateService
+import ContentStateAPI
 import Foundation
 import Testing
 
@@ -8,18 +9,18 @@ import Testing
         let service = try await TestService.standard()
         let user = UUID()
         let first: Favorite = try await service.call(
-            "content.favorites.put", FavoritePutParams(userID: user, itemID: "article-1", nickname: .set("Best"), position: .set(3)))
+            ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "article-1", nickname: .set("Best"), position: .set(3)))
         #expect(first.itemID == "article-1")
         #expect(first.nickname == "Best")
         #expect(first.position == 3)
 
         let again: Favorite = try await service.call(
-            "content.favorites.put", FavoritePutParams(userID: user, itemID: "article-1", nickname: .set("Best"), position: .set(3)))
+            ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "article-1", nickname: .set("Best"), position: .set(3)))
         #expect(again == first)
 
-        let feed: ChangesPage = try await service.call("content.state.changes", ChangesParams(userID: user))
+        let feed: ChangesPage = try await service.call(ContentState.stateChanges, ChangesParams(userID: user))
         #expect(feed.changes.count == 1, "a repeated put with the same values takes no new version")
-        let afterFirst: ChangesPage = try await service.call("content.state.changes", ChangesParams(userID: user, since: feed.nextCursor))
+        let afterFirst: ChangesPage = try await service.call(ContentState.stateChanges, ChangesParams(userID: user, since: feed.nextCursor))
         #expect(afterFirst.changes.isEmpty)
     }
 
@@ -27,14 +28,14 @@ import Testing
         let service = try await TestService.standard()
         let user = UUID()
         let created: Favorite = try await service.call(
-            "content.favorites.put", FavoritePutParams(userID: user, itemID: "a", nickname: .set("Mine"), position: .set(7)))
-        let kept: Favorite = try await service.call("content.favorites.put", FavoritePutParams(userID: user, itemID: "a"))
+            ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "a", nickname: .set("Mine"), position: .set(7)))
+        let kept: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "a"))
         #expect(kept.nickname == "Mine")
         #expect(kept.position == 7)
         #expect(kept.favoritedAt == created.favoritedAt, "re-favoriting keeps the first favorited_at")
 
         let cleared: Favorite = try await service.call(
-            "content.favorites.put", FavoritePutParams(userID: user, itemID: "a", nickname: .set(nil), position: .set(nil)))
+            ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "a", nickname: .set(nil), position: .set(nil)))
         #expect(cleared.nickname == nil)
         #expect(cleared.position == nil)
         #expect(cleared.favoritedAt == created.favoritedAt)
@@ -59,14 +60,14 @@ import Testing
     @Test func removeIsIdempotentAndSaysWhetherItRemovedSomething() async throws {
         let service = try await TestService.standard()
         let user = UUID()
-        let _: Favorite = try await service.call("content.favorites.put", FavoritePutParams(userID: user, itemID: "gone"))
-        let first: RemovalResult = try await service.call("content.favorites.remove", ItemParams(userID: user, itemID: "gone"))
-        let second: RemovalResult = try await service.call("content.favorites.remove", ItemParams(userID: user, itemID: "gone"))
-        let never: RemovalResult = try await service.call("content.favorites.remove", ItemParams(userID: user, itemID: "never-there"))
+        let _: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "gone"))
+        let first: RemovalResult = try await service.call(ContentState.favoritesRemove, ItemParams(userID: user, itemID: "gone"))
+        let second: RemovalResult = try await service.call(ContentState.favoritesRemove, ItemParams(userID: user, itemID: "gone"))
+        let never: RemovalResult = try await service.call(ContentState.favoritesRemove, ItemParams(userID: user, itemID: "never-there"))
         #expect(first.changed)
         #expect(!second.changed)
         #expect(!never.changed)
-        let page: FavoritesPage = try await service.call("content.favorites.list", FavoritesListParams(userID: user))
+        let page: FavoritesPage = try await service.call(ContentState.favoritesList, FavoritesListParams(userID: user))
         #expect(page.items.isEmpty)
     }
 
@@ -74,9 +75,9 @@ import Testing
         let service = try await TestService.standard()
         let user = UUID()
         let _: Favorite = try await service.call(
-            "content.favorites.put", FavoritePutParams(userID: user, itemID: "n", nickname: .set("Old"), position: .set(1)))
-        let _: RemovalResult = try await service.call("content.favorites.remove", ItemParams(userID: user, itemID: "n"))
-        let again: Favorite = try await service.call("content.favorites.put", FavoritePutParams(userID: user, itemID: "n"))
+            ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "n", nickname: .set("Old"), position: .set(1)))
+        let _: RemovalResult = try await service.call(ContentState.favoritesRemove, ItemParams(userID: user, itemID: "n"))
+        let again: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "n"))
         #expect(again.nickname == nil)
         #expect(again.position == nil)
     }
@@ -86,12 +87,12 @@ import Testing
         let user = UUID()
         var seen: [Bool] = []
         for _ in 0..<3 {
-            let result: FavoriteToggleResult = try await service.call("content.favorites.toggle", ItemParams(userID: user, itemID: "t"))
+            let result: FavoriteToggleResult = try await service.call(ContentState.favoritesToggle, ItemParams(userID: user, itemID: "t"))
             #expect(result.itemID == "t")
             seen.append(result.favorited)
         }
         #expect(seen == [true, false, true])
-        let state: StateQueryResult = try await service.call("content.state.query", StateQueryParams(userID: user, itemIDs: ["t"]))
+        let state: StateQueryResult = try await service.call(ContentState.stateQuery, StateQueryParams(userID: user, itemIDs: ["t"]))
         #expect(state.items["t"]?.favorited == true)
     }
 
@@ -99,18 +100,18 @@ import Testing
         let service = try await TestService.smallLimits()
         let user = UUID()
         for item in ["a", "b", "c"] {
-            let _: Favorite = try await service.call("content.favorites.put", FavoritePutParams(userID: user, itemID: item))
+            let _: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: item))
         }
         #expect(await service.errorCode("content.favorites.put", FavoritePutParams(userID: user, itemID: "d")) == "conflict")
         #expect(await service.errorCode("content.favorites.toggle", ItemParams(userID: user, itemID: "d")) == "conflict")
         // Changing an existing favorite is not a new one.
         let renamed: Favorite = try await service.call(
-            "content.favorites.put", FavoritePutParams(userID: user, itemID: "a", nickname: .set("renamed")))
+            ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "a", nickname: .set("renamed")))
         #expect(renamed.nickname == "renamed")
-        let _: RemovalResult = try await service.call("content.favorites.remove", ItemParams(userID: user, itemID: "b"))
-        let added: Favorite = try await service.call("content.favorites.put", FavoritePutParams(userID: user, itemID: "d"))
+        let _: RemovalResult = try await service.call(ContentState.favoritesRemove, ItemParams(userID: user, itemID: "b"))
+        let added: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "d"))
         #expect(added.itemID == "d")
-        let page: FavoritesPage = try await service.call("content.favorites.list", FavoritesListParams(userID: user))
+        let page: FavoritesPage = try await service.call(ContentState.favoritesList, FavoritesListParams(userID: user))
         #expect(Set(page.items.map(\.itemID)) == ["a", "c", "d"])
     }
 
@@ -118,10 +119,10 @@ import Testing
         let service = try await TestService.standard()
         let user = UUID()
         for item in ["first", "second", "third"] {
-            let _: Favorite = try await service.call("content.favorites.put", FavoritePutParams(userID: user, itemID: item))
+            let _: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: item))
             try await Task.sleep(for: .milliseconds(3))
         }
-        let page: FavoritesPage = try await service.call("content.favorites.list", FavoritesListParams(userID: user, order: .recent))
+        let page: FavoritesPage = try await service.call(ContentState.favoritesList, FavoritesListParams(userID: user, order: .recent))
         #expect(page.items.map(\.itemID) == ["third", "second", "first"])
         #expect(page.nextCursor == nil)
     }
@@ -132,10 +133,10 @@ import Testing
         let positions: [(String, Int64?)] = [("c", 2), ("none-b", nil), ("a", -5), ("b", 2), ("none-a", nil), ("d", 100)]
         for (item, position) in positions {
             let _: Favorite = try await service.call(
-                "content.favorites.put", FavoritePutParams(userID: user, itemID: item, position: .set(position)))
+                ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: item, position: .set(position)))
         }
         let page: FavoritesPage = try await service.call(
-            "content.favorites.list", FavoritesListParams(userID: user, order: .position, limit: 200))
+            ContentState.favoritesList, FavoritesListParams(userID: user, order: .position, limit: 200))
         #expect(page.items.map(\.itemID) == ["a", "b", "c", "d", "none-a", "none-b"])
     }
 }

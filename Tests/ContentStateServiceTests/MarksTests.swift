@@ -1,4 +1,5 @@
 import ContentStateService
+import ContentStateAPI
 import Foundation
 import Testing
 
@@ -7,15 +8,15 @@ import Testing
     @Test func markingReadTwiceKeepsTheFirstTimeAndUnmarkIsIdempotent() async throws {
         let service = try await TestService.standard()
         let user = UUID()
-        let first: ReadMark = try await service.call("content.read.mark", ItemParams(userID: user, itemID: "r"))
+        let first: ReadMark = try await service.call(ContentState.readMark, ItemParams(userID: user, itemID: "r"))
         try await Task.sleep(for: .milliseconds(5))
-        let again: ReadMark = try await service.call("content.read.mark", ItemParams(userID: user, itemID: "r"))
+        let again: ReadMark = try await service.call(ContentState.readMark, ItemParams(userID: user, itemID: "r"))
         #expect(again == first)
-        let unmarked: RemovalResult = try await service.call("content.read.unmark", ItemParams(userID: user, itemID: "r"))
-        let unmarkedAgain: RemovalResult = try await service.call("content.read.unmark", ItemParams(userID: user, itemID: "r"))
+        let unmarked: RemovalResult = try await service.call(ContentState.readUnmark, ItemParams(userID: user, itemID: "r"))
+        let unmarkedAgain: RemovalResult = try await service.call(ContentState.readUnmark, ItemParams(userID: user, itemID: "r"))
         #expect(unmarked.changed)
         #expect(!unmarkedAgain.changed)
-        let page: MarksPage<ReadMark> = try await service.call("content.read.list", PageParams(userID: user))
+        let page: MarksPage<ReadMark> = try await service.call(ContentState.readList, PageParams(userID: user))
         #expect(page.items.isEmpty)
         #expect(page.nextCursor == nil)
     }
@@ -23,18 +24,18 @@ import Testing
     @Test func readBatchCountsOnlyItemsItChanged() async throws {
         let service = try await TestService.standard()
         let user = UUID()
-        let _: ReadMark = try await service.call("content.read.mark", ItemParams(userID: user, itemID: "b"))
+        let _: ReadMark = try await service.call(ContentState.readMark, ItemParams(userID: user, itemID: "b"))
         let marked: ReadBatchResult = try await service.call(
-            "content.read.batch", ReadBatchParams(userID: user, itemIDs: ["a", "b", "c", "a"], read: true))
+            ContentState.readBatch, ReadBatchParams(userID: user, itemIDs: ["a", "b", "c", "a"], read: true))
         #expect(marked.updated == 2, "b was read already and a repeats")
-        let state: StateQueryResult = try await service.call("content.state.query", StateQueryParams(userID: user, itemIDs: ["a", "b", "c", "d"]))
+        let state: StateQueryResult = try await service.call(ContentState.stateQuery, StateQueryParams(userID: user, itemIDs: ["a", "b", "c", "d"]))
         #expect(state.items.filter(\.value.read).keys.sorted() == ["a", "b", "c"])
         let unmarked: ReadBatchResult = try await service.call(
-            "content.read.batch", ReadBatchParams(userID: user, itemIDs: ["a", "d"], read: false))
+            ContentState.readBatch, ReadBatchParams(userID: user, itemIDs: ["a", "d"], read: false))
         #expect(unmarked.updated == 1)
-        let empty: ReadBatchResult = try await service.call("content.read.batch", ReadBatchParams(userID: user, itemIDs: [], read: true))
+        let empty: ReadBatchResult = try await service.call(ContentState.readBatch, ReadBatchParams(userID: user, itemIDs: [], read: true))
         #expect(empty.updated == 0)
-        let page: MarksPage<ReadMark> = try await service.call("content.read.list", PageParams(userID: user))
+        let page: MarksPage<ReadMark> = try await service.call(ContentState.readList, PageParams(userID: user))
         #expect(Set(page.items.map(\.itemID)) == ["b", "c"])
     }
 
@@ -42,12 +43,12 @@ import Testing
         let service = try await TestService.standard()
         let user = UUID()
         for item in ["one", "two", "three"] {
-            let _: ReadMark = try await service.call("content.read.mark", ItemParams(userID: user, itemID: item))
+            let _: ReadMark = try await service.call(ContentState.readMark, ItemParams(userID: user, itemID: item))
             try await Task.sleep(for: .milliseconds(3))
         }
-        let first: MarksPage<ReadMark> = try await service.call("content.read.list", PageParams(userID: user, limit: 2))
+        let first: MarksPage<ReadMark> = try await service.call(ContentState.readList, PageParams(userID: user, limit: 2))
         #expect(first.items.map(\.itemID) == ["three", "two"])
-        let second: MarksPage<ReadMark> = try await service.call("content.read.list", PageParams(userID: user, limit: 2, cursor: first.nextCursor))
+        let second: MarksPage<ReadMark> = try await service.call(ContentState.readList, PageParams(userID: user, limit: 2, cursor: first.nextCursor))
         #expect(second.items.map(\.itemID) == ["one"])
         #expect(second.nextCursor == nil)
     }
@@ -55,22 +56,22 @@ import Testing
     @Test func unlikesPutRemoveAndListIndependentlyOfFavorites() async throws {
         let service = try await TestService.standard()
         let user = UUID()
-        let _: Favorite = try await service.call("content.favorites.put", FavoritePutParams(userID: user, itemID: "both"))
-        let unlike: Unlike = try await service.call("content.unlikes.put", ItemParams(userID: user, itemID: "both"))
-        let again: Unlike = try await service.call("content.unlikes.put", ItemParams(userID: user, itemID: "both"))
+        let _: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "both"))
+        let unlike: Unlike = try await service.call(ContentState.unlikesPut, ItemParams(userID: user, itemID: "both"))
+        let again: Unlike = try await service.call(ContentState.unlikesPut, ItemParams(userID: user, itemID: "both"))
         #expect(again == unlike)
-        let _: Unlike = try await service.call("content.unlikes.put", ItemParams(userID: user, itemID: "other"))
-        let page: MarksPage<Unlike> = try await service.call("content.unlikes.list", PageParams(userID: user))
+        let _: Unlike = try await service.call(ContentState.unlikesPut, ItemParams(userID: user, itemID: "other"))
+        let page: MarksPage<Unlike> = try await service.call(ContentState.unlikesList, PageParams(userID: user))
         #expect(Set(page.items.map(\.itemID)) == ["both", "other"])
-        let state: StateQueryResult = try await service.call("content.state.query", StateQueryParams(userID: user, itemIDs: ["both"]))
+        let state: StateQueryResult = try await service.call(ContentState.stateQuery, StateQueryParams(userID: user, itemIDs: ["both"]))
         #expect(state.items["both"] == ItemFlags(favorited: true, read: false, unliked: true))
 
-        let removed: RemovalResult = try await service.call("content.unlikes.remove", ItemParams(userID: user, itemID: "both"))
-        let removedAgain: RemovalResult = try await service.call("content.unlikes.remove", ItemParams(userID: user, itemID: "both"))
+        let removed: RemovalResult = try await service.call(ContentState.unlikesRemove, ItemParams(userID: user, itemID: "both"))
+        let removedAgain: RemovalResult = try await service.call(ContentState.unlikesRemove, ItemParams(userID: user, itemID: "both"))
         #expect(removed.changed && !removedAgain.changed)
-        let after: MarksPage<Unlike> = try await service.call("content.unlikes.list", PageParams(userID: user))
+        let after: MarksPage<Unlike> = try await service.call(ContentState.unlikesList, PageParams(userID: user))
         #expect(after.items.map(\.itemID) == ["other"])
-        let favorites: FavoritesPage = try await service.call("content.favorites.list", FavoritesListParams(userID: user))
+        let favorites: FavoritesPage = try await service.call(ContentState.favoritesList, FavoritesListParams(userID: user))
         #expect(favorites.items.map(\.itemID) == ["both"])
     }
 }

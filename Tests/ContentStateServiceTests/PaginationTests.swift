@@ -1,4 +1,5 @@
 import ContentStateService
+import ContentStateAPI
 import Foundation
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
                 group.addTask {
                     for index in stride(from: worker, to: count, by: 16) {
                         let _: Favorite = try await service.call(
-                            "content.favorites.put",
+                            ContentState.favoritesPut,
                             FavoritePutParams(userID: user, itemID: String(format: "item-%04d", index), position: .set(position(index))))
                     }
                 }
@@ -71,7 +72,7 @@ import Testing
         let writer = Task {
             for index in 0..<100 {
                 let _: Favorite = try await service.call(
-                    "content.favorites.put", FavoritePutParams(userID: user, itemID: "new-\(index)", position: .set(-1)))
+                    ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "new-\(index)", position: .set(-1)))
             }
         }
         var seenRecent: [String] = []
@@ -109,7 +110,7 @@ import Testing
         let ids = (0..<1000).map { String(format: "read-%04d", $0) }
         for chunk in stride(from: 0, to: ids.count, by: 250) {
             let result: ReadBatchResult = try await service.call(
-                "content.read.batch", ReadBatchParams(userID: user, itemIDs: Array(ids[chunk..<chunk + 250]), read: true))
+                ContentState.readBatch, ReadBatchParams(userID: user, itemIDs: Array(ids[chunk..<chunk + 250]), read: true))
             #expect(result.updated == 250)
             try await Task.sleep(for: .milliseconds(2))
         }

@@ -1,3 +1,4 @@
+import ContentStateAPI
 import ContentStateService
 import Foundation
 import Logging
@@ -44,7 +45,7 @@ final class TestService: Sendable {
         var clientConfiguration = RPCClient.Configuration(
             endpoints: [RPCEndpoint(host: "127.0.0.1", port: server.port)],
             serviceName: "content-state", callerName: "tests", serviceToken: token)
-        clientConfiguration.callTimeout = .seconds(30)
+        clientConfiguration.callTimeout = .seconds(90)
         let client = RPCClient(configuration: clientConfiguration, logger: logger)
         // Both run for the rest of the test process.
         Task { try await server.run() }
@@ -56,6 +57,15 @@ final class TestService: Sendable {
         _ method: String, _ params: Params, as type: Result.Type = Result.self
     ) async throws -> Result {
         try await self.client.call(method, params, as: Result.self)
+    }
+
+    func call<Params, Result>(_ method: RPCMethod<Params, Result>, _ params: Params) async throws -> Result {
+        try await self.client.call(method, params)
+    }
+
+    /// The error code `method` fails with, or nil when it succeeds.
+    func errorCode<Params, Result>(_ method: RPCMethod<Params, Result>, _ params: Params) async -> String? {
+        await self.errorCode(method.name, params)
     }
 
     /// The error code `method` fails with, or nil when it succeeds.

@@ -1,3 +1,4 @@
+import ContentStateAPI
 import ContentStateService
 import Foundation
 import Testing

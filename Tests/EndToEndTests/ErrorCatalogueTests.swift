@@ -72,7 +72,7 @@ struct ErrorCatalogueTests {
 
             // 503 service_unavailable: content-state is down; the gateway says so (and stays up).
             stack.processes["content-state"]?.terminate()
-            _ = await stack.processes["content-state"]?.waitForExit(timeout: .seconds(10))
+            _ = await stack.processes["content-state"]?.waitForExit(timeout: .seconds(60))
             expectError(try await stack.request("GET", "/api/v1/favorites", token: token), 503, "service_unavailable")
             let ready = try await stack.request("GET", "/readyz")
             #expect(ready.status == 503)

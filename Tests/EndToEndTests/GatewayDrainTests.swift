@@ -26,7 +26,7 @@ struct GatewayDrainTests {
             let reply = try await put.value
             #expect(reply.status == 200, "\(String(buffer: reply.body))")
             #expect(reply.json["item_id"] as? String == "in-flight")
-            #expect(await gateway.waitForExit(timeout: .seconds(15)) == 0, "\(gateway.stdout.suffix(2000))")
+            #expect(await gateway.waitForExit(timeout: .seconds(60)) == 0, "\(gateway.stdout.suffix(2000))")
         }
     }
 }

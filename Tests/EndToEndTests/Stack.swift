@@ -139,13 +139,13 @@ final class Stack: Sendable {
     func stop() async {
         for process in self.processes.values { process.terminate() }
         for process in self.processes.values {
-            if await process.waitForExit(timeout: .seconds(10)) == nil { kill(process.process.processIdentifier, SIGKILL) }
+            if await process.waitForExit(timeout: .seconds(60)) == nil { kill(process.process.processIdentifier, SIGKILL) }
         }
     }
 
-    /// Waits for `/readyz` to say every backend and Redis answer (at most 60 s).
+    /// Waits for `/readyz` to say every backend and Redis answer (at most 120 s: a loaded machine).
     private func waitUntilReady() async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
             for (name, process) in self.processes where !process.process.isRunning {
                 throw StackError.failedToStart("\(name) exited: \(process.stderr.suffix(2000)) \(process.stdout.suffix(2000))")
@@ -154,7 +154,7 @@ final class Stack: Sendable {
             try await Task.sleep(for: .milliseconds(100))
         }
         let logs = self.processes.map { "\($0.key): \($0.value.stdout.suffix(1500))" }.joined(separator: "\n")
-        throw StackError.failedToStart("not ready in 60 s\n\(logs)")
+        throw StackError.failedToStart("not ready in 120 s\n\(logs)")
     }
 
     static func waitForHTTP(_ url: String) async throws {
@@ -204,7 +204,7 @@ final class Stack: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(data: data))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
         let bytes = try await response.body.collect(upTo: 16 << 20)
         return Reply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: bytes)
     }

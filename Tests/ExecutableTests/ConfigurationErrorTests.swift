@@ -8,7 +8,7 @@ import Testing
 
     private func expectRefusal(_ name: String, _ environment: [String: String], naming variable: String) async throws {
         let process = try ServiceProcess(name, environment: environment)
-        let status = await process.waitForExit(timeout: .seconds(10))
+        let status = await process.waitForExit(timeout: .seconds(60))
         #expect(status == 2, "\(name) should exit with status 2")
         let lines = process.stderr.split(separator: "\n")
         #expect(lines.count == 1, "expected one line, got: \(process.stderr)")

@@ -35,7 +35,7 @@ import Testing
                 endpoints: [RPCEndpoint(host: "127.0.0.1", port: self.rpcPort)], serviceName: self.process.name,
                 callerName: "executable-tests", serviceToken: OpsEndpointTests.token)
             configuration.minimumBackoff = .milliseconds(20)
-            configuration.callTimeout = .seconds(30)
+            configuration.callTimeout = .seconds(90)
             return try await RPCClient.withClient(configuration: configuration, logger: Logger(label: "test"), body)
         }
 
@@ -48,7 +48,7 @@ import Testing
 
         func stop() async {
             self.process.terminate()
-            let status = await self.process.waitForExit(timeout: .seconds(15))
+            let status = await self.process.waitForExit(timeout: .seconds(60))
             #expect(status == 0, "\(self.process.name) should drain and exit 0; output: \(self.process.stdout)")
         }
     }

@@ -34,7 +34,7 @@ import FoundationNetworking
             callerName: "executable-tests", serviceToken: Self.token)
         configuration.minimumBackoff = .milliseconds(20)
         configuration.maximumBackoff = .milliseconds(200)
-        configuration.callTimeout = .seconds(30)
+        configuration.callTimeout = .seconds(90)
         try await RPCClient.withClient(configuration: configuration, logger: Logger(label: "test")) { client in
             let health = try await client.call(Health.method, Empty(), as: Health.Result.self)
             #expect(health.status == "ok", "stderr: \(process.stderr)")
@@ -53,7 +53,7 @@ import FoundationNetworking
             }
             try await call.value
         }
-        let status = await process.waitForExit(timeout: .seconds(15))
+        let status = await process.waitForExit(timeout: .seconds(60))
         #expect(status == 0, "\(name) should drain and exit 0 on SIGTERM; output: \(process.stdout)")
     }
 
@@ -71,7 +71,7 @@ import FoundationNetworking
         }
         #expect(error?.code == .serviceUnavailable)
         process.terminate()
-        #expect(await process.waitForExit(timeout: .seconds(15)) == 0)
+        #expect(await process.waitForExit(timeout: .seconds(60)) == 0)
     }
 
     @Test func gatewayAnswersHealthzAndDrainsOnSIGTERM() async throws {
@@ -81,7 +81,7 @@ import FoundationNetworking
         environment["HTTP_PORT"] = "\(port)"
         let process = try ServiceProcess("gateway", environment: environment)
         let url = URL(string: "http://127.0.0.1:\(port)/healthz")!
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(90)
         var body: [String: String]?
         while body == nil, ContinuousClock.now < deadline {
             if let (data, response) = try? await URLSession.shared.data(from: url),
@@ -113,6 +113,6 @@ import FoundationNetworking
         #expect(String(decoding: tooLargeData, as: UTF8.self).contains("payload_too_large"))
         #expect((tooLarge as? HTTPURLResponse)?.value(forHTTPHeaderField: "X-Request-ID")?.isEmpty == false)
         process.terminate()
-        #expect(await process.waitForExit(timeout: .seconds(15)) == 0)
+        #expect(await process.waitForExit(timeout: .seconds(60)) == 0)
     }
 }

@@ -1,8 +1,11 @@
+import ContentStateAPI
 import Foundation
+import IdentityAPI
 import Postgres
 import ServiceProtocol
 import TestSupport
 import Testing
+import TokensAPI
 
 /// A real call of a backend that touches one row, with the statement that locks that row: a
 /// test holds the lock to keep the call in flight (see `HeldRowLock`).
@@ -15,25 +18,22 @@ struct SlowRequest: Sendable {
     /// Creates what the call needs (a user, a session, a user's state row) through the service.
     static func prepare(for service: String, client: RPCClient) async throws -> SlowRequest {
         let user = UUID()
-        let userID = user.uuidString.lowercased()
         switch service {
         case "content-state":
-            _ = try await client.call("content.favorites.put", ["user_id": userID, "item_id": "first"], as: Favorite.self)
+            _ = try await client.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "first"))
             return SlowRequest(
                 lockSQL: "SELECT user_id FROM content.user_versions WHERE user_id = $1 FOR UPDATE", bindings: [.uuid(user)]
             ) {
-                let favorite = try await client.call("content.favorites.put", ["user_id": userID, "item_id": "in-flight"], as: Favorite.self)
+                let favorite = try await client.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "in-flight"))
                 #expect(favorite.itemID == "in-flight")
             }
         case "tokens":
-            let pair = try await client.call("tokens.issue", ["user_id": userID], as: OpsEndpointTests.Pair.self)
-            let session = try #require(UUID(uuidString: pair.sessionID))
+            let pair = try await client.call(Tokens.issue, IssueParams(userID: user))
             return SlowRequest(
-                lockSQL: "SELECT id FROM tokens.sessions WHERE id = $1 FOR UPDATE", bindings: [.uuid(session)]
+                lockSQL: "SELECT id FROM tokens.sessions WHERE id = $1 FOR UPDATE", bindings: [.uuid(pair.sessionID)]
             ) {
-                let revoked = try await client.call(
-                    "tokens.revoke", ["user_id": userID, "session_id": pair.sessionID], as: [String: Bool].self)
-                #expect(revoked == ["revoked": true])
+                let revoked = try await client.call(Tokens.revoke, RevokeParams(userID: user, sessionID: pair.sessionID))
+                #expect(revoked.revoked)
             }
         case "identity":
             try await withTestDatabase { postgres in
@@ -42,8 +42,7 @@ struct SlowRequest: Sendable {
             return SlowRequest(
                 lockSQL: "SELECT id FROM identity.users WHERE id = $1 FOR UPDATE", bindings: [.uuid(user)]
             ) {
-                let updated = try await client.call(
-                    "identity.setActive", SetActive(userID: userID, active: false), as: User.self)
+                let updated = try await client.call(Identity.setActive, SetActiveParams(userID: user, active: false))
                 #expect(updated.isActive == false)
             }
         default:
@@ -52,23 +51,4 @@ struct SlowRequest: Sendable {
     }
 
     struct UnknownService: Error { var name: String }
-
-    struct Favorite: Decodable {
-        var itemID: String
-        enum CodingKeys: String, CodingKey { case itemID = "item_id" }
-    }
-
-    struct SetActive: Encodable {
-        var userID: String
-        var active: Bool
-        enum CodingKeys: String, CodingKey {
-            case userID = "user_id"
-            case active
-        }
-    }
-
-    struct User: Decodable {
-        var isActive: Bool
-        enum CodingKeys: String, CodingKey { case isActive = "is_active" }
-    }
 }

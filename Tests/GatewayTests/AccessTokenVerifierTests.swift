@@ -204,7 +204,7 @@ struct PublishedKeys: Sendable {
             var configuration = RPCClient.Configuration(
                 endpoints: [RPCEndpoint(host: "127.0.0.1", port: server.port)], serviceName: "tokens",
                 callerName: "gateway-tests", serviceToken: token)
-            configuration.callTimeout = .seconds(30)
+            configuration.callTimeout = .seconds(90)
             try await RPCClient.withClient(configuration: configuration, logger: Logger(label: "gateway-tests")) { client in
                 try await body(PublishedKeys(client: client, publisher: publisher))
             }

@@ -1,4 +1,5 @@
 import Crypto
+import IdentityAPI
 import Foundation
 import IdentityService
 import JWTKit
@@ -99,7 +100,7 @@ import Testing
         try await IdentityHarness.run(environment: environment) { harness in
             let user = try await harness.signInApple(subject: uniqueSubject(), code: "code-\(UUID())").user
             let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
-            _ = try await harness.client.call(IdentityMethods.deleteUser, UserIDParams(userID: user.id), as: DeleteUserResult.self)
+            _ = try await harness.client.call(Identity.deleteUser, UserIDParams(userID: user.id))
             let revocation = try await Self.waitForRevocation(harness) { $0.token == refreshToken && $0.succeeded }
             #expect(revocation.clientID == IdentityHarness.appleAudience)
             #expect(revocation.tokenTypeHint == "refresh_token")
@@ -113,7 +114,7 @@ import Testing
             let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
             await harness.mock.failNextRevocations(1)
             let deleted = try await harness.client.call(
-                IdentityMethods.deleteUser, UserIDParams(userID: user.id), as: DeleteUserResult.self)
+                Identity.deleteUser, UserIDParams(userID: user.id))
             #expect(deleted.deleted)
             await expectRPCError(.notFound) { _ = try await harness.getUser(user.id) }
             _ = try await Self.waitForRevocation(harness) { $0.token == refreshToken && $0.succeeded }
@@ -130,7 +131,7 @@ import Testing
             _ = try await harness.signInGoogle(subject: uniqueSubject(), email: email)
             let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
             _ = try await harness.client.call(
-                IdentityMethods.unlink, UnlinkParams(userID: user.id, provider: .apple), as: User.self)
+                Identity.unlink, UnlinkParams(userID: user.id, provider: .apple))
             _ = try await Self.waitForRevocation(harness) { $0.token == refreshToken && $0.succeeded }
         }
     }

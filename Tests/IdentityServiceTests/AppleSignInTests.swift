@@ -1,4 +1,5 @@
 import Foundation
+import IdentityAPI
 import IdentityService
 import MockIdentityProvider
 import ServiceProtocol
@@ -58,7 +59,7 @@ import Testing
             }
             let token = try await harness.appleToken(subject: uniqueSubject())
             let result = try await harness.client.call(
-                IdentityMethods.signIn,
+                Identity.signIn.name,
                 Params(identity_token: token, full_name: ["given_name": "Grace", "family_name": "Hopper"]),
                 as: SignInResult.self)
             #expect(result.user.displayName == "Grace Hopper")
@@ -79,7 +80,7 @@ import Testing
         try await IdentityHarness.run { harness in
             let token = try await harness.appleToken(subject: uniqueSubject(), email: uniqueEmail())
             let raw = try await harness.client.call(
-                IdentityMethods.signIn, ProviderCredential(provider: .apple, identityToken: token), as: RawJSON.self)
+                Identity.signIn.name, ProviderCredential(provider: .apple, identityToken: token), as: RawJSON.self)
             let user = try #require(raw.object["user"] as? [String: Any])
             #expect(raw.object["is_new_user"] as? Bool == true)
             for key in ["id", "email", "email_verified", "display_name", "is_admin", "is_active", "providers", "created_at", "updated_at"] {

@@ -1,4 +1,5 @@
 import Foundation
+import IdentityAPI
 import IdentityService
 import MockIdentityProvider
 import Testing
@@ -38,7 +39,7 @@ import Testing
                 var id_token: String
             }
             let token = try await harness.googleToken(subject: uniqueSubject())
-            let result = try await harness.client.call(IdentityMethods.signIn, Params(id_token: token), as: SignInResult.self)
+            let result = try await harness.client.call(Identity.signIn.name, Params(id_token: token), as: SignInResult.self)
             #expect(result.isNewUser)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import IdentityAPI
 import IdentityService
 import Logging
 import MockIdentityProvider
@@ -85,7 +86,7 @@ struct IdentityHarness: Sendable {
             var clientConfiguration = RPCClient.Configuration(
                 endpoints: [RPCEndpoint(host: "127.0.0.1", port: server.port)], serviceName: "identity",
                 callerName: "identity-tests", serviceToken: serviceToken)
-            clientConfiguration.callTimeout = .seconds(20)
+            clientConfiguration.callTimeout = .seconds(90)
             let result: Result<T, any Error>
             do {
                 let value = try await withThrowingTaskGroup(of: Void.self) { group in
@@ -112,7 +113,7 @@ struct IdentityHarness: Sendable {
     // MARK: Calls
 
     func signIn(_ credential: ProviderCredential) async throws -> SignInResult {
-        try await self.client.call(IdentityMethods.signIn, credential, as: SignInResult.self)
+        try await self.client.call(Identity.signIn, credential)
     }
 
     /// Signs in with a fresh Apple token for `subject`.
@@ -156,7 +157,7 @@ struct IdentityHarness: Sendable {
     }
 
     func getUser(_ id: UUID) async throws -> User {
-        try await self.client.call(IdentityMethods.getUser, UserIDParams(userID: id), as: User.self)
+        try await self.client.call(Identity.getUser, UserIDParams(userID: id))
     }
 }
 

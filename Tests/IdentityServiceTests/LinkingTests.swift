@@ -1,4 +1,5 @@
 import Foundation
+import IdentityAPI
 import IdentityService
 import MockIdentityProvider
 import ServiceProtocol
@@ -59,15 +60,14 @@ import Testing
             let googleSubject = uniqueSubject()
             let token = try await harness.googleToken(subject: googleSubject, email: uniqueEmail())
             let linked = try await harness.client.call(
-                IdentityMethods.link,
-                LinkParams(userID: user.id, credential: ProviderCredential(provider: .google, identityToken: token)),
-                as: User.self)
+                Identity.link,
+                LinkParams(userID: user.id, credential: ProviderCredential(provider: .google, identityToken: token)))
             #expect(linked.providers == [.apple, .google])
             #expect(linked.identities?.contains { $0.provider == .google && $0.subject == googleSubject } == true)
             let viaGoogle = try await harness.signInGoogle(subject: googleSubject)
             #expect(viaGoogle.user.id == user.id)
             let unlinked = try await harness.client.call(
-                IdentityMethods.unlink, UnlinkParams(userID: user.id, provider: .google), as: User.self)
+                Identity.unlink, UnlinkParams(userID: user.id, provider: .google))
             #expect(unlinked.providers == [.apple])
             let afterUnlink = try await harness.signInGoogle(subject: googleSubject)
             #expect(afterUnlink.isNewUser && afterUnlink.user.id != user.id)
@@ -82,9 +82,8 @@ import Testing
             let token = try await harness.googleToken(subject: ownerGoogle.subject)
             await expectRPCError(.identityAlreadyLinked) {
                 _ = try await harness.client.call(
-                    IdentityMethods.link,
-                    LinkParams(userID: other.id, credential: ProviderCredential(provider: .google, identityToken: token)),
-                    as: User.self)
+                    Identity.link,
+                    LinkParams(userID: other.id, credential: ProviderCredential(provider: .google, identityToken: token)))
             }
             #expect(try await harness.getUser(owner.id).providers == [.google])
         }
@@ -96,9 +95,8 @@ import Testing
             let user = try await harness.signInApple(subject: subject).user
             let token = try await harness.appleToken(subject: subject)
             let again = try await harness.client.call(
-                IdentityMethods.link,
-                LinkParams(userID: user.id, credential: ProviderCredential(provider: .apple, identityToken: token)),
-                as: User.self)
+                Identity.link,
+                LinkParams(userID: user.id, credential: ProviderCredential(provider: .apple, identityToken: token)))
             #expect(again.providers == [.apple])
         }
     }
@@ -109,9 +107,8 @@ import Testing
             let token = try await harness.appleToken(subject: uniqueSubject())
             await expectRPCError(.conflict) {
                 _ = try await harness.client.call(
-                    IdentityMethods.link,
-                    LinkParams(userID: user.id, credential: ProviderCredential(provider: .apple, identityToken: token)),
-                    as: User.self)
+                    Identity.link,
+                    LinkParams(userID: user.id, credential: ProviderCredential(provider: .apple, identityToken: token)))
             }
         }
     }
@@ -121,11 +118,11 @@ import Testing
             let user = try await harness.signInApple(subject: uniqueSubject()).user
             await expectRPCError(.lastIdentity) {
                 _ = try await harness.client.call(
-                    IdentityMethods.unlink, UnlinkParams(userID: user.id, provider: .apple), as: User.self)
+                    Identity.unlink, UnlinkParams(userID: user.id, provider: .apple))
             }
             await expectRPCError(.notFound) {
                 _ = try await harness.client.call(
-                    IdentityMethods.unlink, UnlinkParams(userID: user.id, provider: .google), as: User.self)
+                    Identity.unlink, UnlinkParams(userID: user.id, provider: .google))
             }
         }
     }
@@ -136,7 +133,7 @@ import Testing
             let email = uniqueEmail()
             let user = try await harness.signInApple(subject: subject, email: email).user
             let inactive = try await harness.client.call(
-                IdentityMethods.setActive, SetActiveParams(userID: user.id, active: false), as: User.self)
+                Identity.setActive, SetActiveParams(userID: user.id, active: false))
             #expect(!inactive.isActive)
             await expectRPCError(.userInactive) { _ = try await harness.signInApple(subject: subject) }
             // Nor through a new provider that would join it by email.
@@ -144,12 +141,11 @@ import Testing
             let token = try await harness.googleToken(subject: uniqueSubject())
             await expectRPCError(.userInactive) {
                 _ = try await harness.client.call(
-                    IdentityMethods.link,
-                    LinkParams(userID: user.id, credential: ProviderCredential(provider: .google, identityToken: token)),
-                    as: User.self)
+                    Identity.link,
+                    LinkParams(userID: user.id, credential: ProviderCredential(provider: .google, identityToken: token)))
             }
             _ = try await harness.client.call(
-                IdentityMethods.setActive, SetActiveParams(userID: user.id, active: true), as: User.self)
+                Identity.setActive, SetActiveParams(userID: user.id, active: true))
             #expect(try await harness.signInApple(subject: subject).user.id == user.id)
         }
     }

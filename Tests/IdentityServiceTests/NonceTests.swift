@@ -1,3 +1,4 @@
+import IdentityAPI
 import Crypto
 import Foundation
 import IdentityService

@@ -1,4 +1,5 @@
 import Foundation
+import IdentityAPI
 import IdentityService
 import MockIdentityProvider
 import ServiceProtocol
@@ -23,7 +24,7 @@ import Testing
             await expectRPCError(.notFound) { _ = try await harness.getUser(UUID()) }
             await expectRPCError(.notFound) {
                 _ = try await harness.client.call(
-                    IdentityMethods.setActive, SetActiveParams(userID: UUID(), active: false), as: User.self)
+                    Identity.setActive, SetActiveParams(userID: UUID(), active: false))
             }
         }
     }
@@ -40,14 +41,14 @@ import Testing
             var cursor: String?
             repeat {
                 let page = try await harness.client.call(
-                    IdentityMethods.listUsers, ListUsersParams(query: tag, limit: 2, cursor: cursor), as: ListUsersResult.self)
+                    Identity.listUsers, ListUsersParams(query: tag, limit: 2, cursor: cursor))
                 #expect(page.users.count <= 2)
                 seen += page.users.map(\.id)
                 cursor = page.nextCursor
             } while cursor != nil
             #expect(seen == created.reversed())
             let byID = try await harness.client.call(
-                IdentityMethods.listUsers, ListUsersParams(query: created[0].uuidString), as: ListUsersResult.self)
+                Identity.listUsers, ListUsersParams(query: created[0].uuidString))
             #expect(byID.users.map(\.id) == [created[0]])
         }
     }
@@ -55,7 +56,7 @@ import Testing
     @Test func listUsersTreatsLikeWildcardsAsText() async throws {
         try await IdentityHarness.run { harness in
             let page = try await harness.client.call(
-                IdentityMethods.listUsers, ListUsersParams(query: "%_%no-such-user-\(UUID())"), as: ListUsersResult.self)
+                Identity.listUsers, ListUsersParams(query: "%_%no-such-user-\(UUID())"))
             #expect(page.users.isEmpty && page.nextCursor == nil)
         }
     }
@@ -63,11 +64,11 @@ import Testing
     @Test func listUsersRejectsABadLimitOrCursor() async throws {
         try await IdentityHarness.run { harness in
             await expectRPCError(.badRequest) {
-                _ = try await harness.client.call(IdentityMethods.listUsers, ListUsersParams(limit: 0), as: ListUsersResult.self)
+                _ = try await harness.client.call(Identity.listUsers, ListUsersParams(limit: 0))
             }
             await expectRPCError(.badRequest) {
                 _ = try await harness.client.call(
-                    IdentityMethods.listUsers, ListUsersParams(cursor: "not-a-cursor"), as: ListUsersResult.self)
+                    Identity.listUsers, ListUsersParams(cursor: "not-a-cursor"))
             }
         }
     }
@@ -77,11 +78,11 @@ import Testing
             let subject = uniqueSubject()
             let user = try await harness.signInApple(subject: subject).user
             let deleted = try await harness.client.call(
-                IdentityMethods.deleteUser, UserIDParams(userID: user.id), as: DeleteUserResult.self)
+                Identity.deleteUser, UserIDParams(userID: user.id))
             #expect(deleted.deleted)
             await expectRPCError(.notFound) { _ = try await harness.getUser(user.id) }
             let again = try await harness.client.call(
-                IdentityMethods.deleteUser, UserIDParams(userID: user.id), as: DeleteUserResult.self)
+                Identity.deleteUser, UserIDParams(userID: user.id))
             #expect(!again.deleted)
             let fresh = try await harness.signInApple(subject: subject)
             #expect(fresh.isNewUser && fresh.user.id != user.id)

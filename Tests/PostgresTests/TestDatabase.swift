@@ -28,7 +28,7 @@ enum TestDatabase {
     @discardableResult
     static func withClient<T: Sendable>(
         poolSize: Int = 4,
-        acquireTimeout: Duration = .seconds(10),
+        acquireTimeout: Duration = .seconds(60),
         url: String? = nil,
         _ body: (PostgresClient) async throws -> T
     ) async throws -> T {

@@ -55,8 +55,8 @@ func clientConfiguration(ports: [Int], token: String = testToken) -> RPCClient.C
     configuration.maximumBackoff = .milliseconds(100)
     // Generous: the whole test run shares two cores, and right after it starts a call may wait
     // seconds for its first connection. Tests about deadlines set their own, short ones.
-    configuration.callTimeout = .seconds(30)
-    configuration.connectTimeout = .seconds(10)
+    configuration.callTimeout = .seconds(90)
+    configuration.connectTimeout = .seconds(30)
     return configuration
 }
 

@@ -21,7 +21,7 @@ public func httpGet(_ url: URL) async -> HTTPAnswer? {
 }
 
 /// GETs `url` until something answers, for a server still starting; nil if nothing did within `timeout`.
-public func httpGetWhenUp(_ url: URL, timeout: Duration = .seconds(30)) async throws -> HTTPAnswer? {
+public func httpGetWhenUp(_ url: URL, timeout: Duration = .seconds(90)) async throws -> HTTPAnswer? {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if let answer = await httpGet(url) { return answer }

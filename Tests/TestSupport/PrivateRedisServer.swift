@@ -39,7 +39,7 @@ public final class PrivateRedisServer: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while !acceptsConnections(port: port) {
             guard process.isRunning, ContinuousClock.now < deadline else {
                 throw RedisError.connectionFailed("private redis-server on port \(port) did not start")

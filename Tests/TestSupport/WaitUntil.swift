@@ -11,7 +11,7 @@ public struct ConditionTimedOut: Error, CustomStringConvertible {
 /// needs, never a fixed time: fast machines go on at once, slow ones get up to `timeout`, after
 /// which the test fails (an issue is recorded at the caller's line) instead of hanging.
 public func waitUntil(
-    _ what: String, timeout: Duration = .seconds(30), interval: Duration = .milliseconds(20),
+    _ what: String, timeout: Duration = .seconds(60), interval: Duration = .milliseconds(20),
     sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async throws -> Bool
 ) async throws {
     let deadline = ContinuousClock.now + timeout
@@ -28,7 +28,7 @@ public func waitUntil(
 /// Runs `body`, which waits for something (a message, a task's end); when that has not come
 /// within `timeout`, `body` is cancelled and the test fails instead of hanging.
 public func withDeadline<T: Sendable>(
-    _ what: String, timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
+    _ what: String, timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in

@@ -1,4 +1,5 @@
 import Foundation
+import TokensAPI
 import Logging
 import Postgres
 import Redis
@@ -20,7 +21,7 @@ import Testing
             let subscription = try await tokens.redis.subscribe(to: RevocationKeys.channel)
             defer { subscription.cancel() }
             let result = try await tokens.client.call(
-                "tokens.revoke", RevokeParams(userID: user, sessionID: revoked.sessionID), as: RevokeResult.self)
+                Tokens.revoke, RevokeParams(userID: user, sessionID: revoked.sessionID))
             #expect(result.revoked)
             #expect(await tokens.errorCode { try await tokens.verify(revoked.accessToken) } == .unauthorized)
             #expect(await tokens.errorCode { try await tokens.refresh(revoked.refreshToken) } == .invalidRefreshToken)
@@ -35,7 +36,7 @@ import Testing
             #expect(message?.payload.contains(#""kind":"session""#) == true)
             // Revoking again is fine and says so.
             let again = try await tokens.client.call(
-                "tokens.revoke", RevokeParams(userID: user, sessionID: revoked.sessionID), as: RevokeResult.self)
+                Tokens.revoke, RevokeParams(userID: user, sessionID: revoked.sessionID))
             #expect(!again.revoked)
         }
     }
@@ -44,7 +45,7 @@ import Testing
         try await TokensHarness.run { tokens in
             let pair = try await tokens.issue()
             let code = await tokens.errorCode {
-                try await tokens.client.call("tokens.revoke", RevokeParams(userID: UUID(), sessionID: pair.sessionID), as: RevokeResult.self)
+                try await tokens.client.call(Tokens.revoke, RevokeParams(userID: UUID(), sessionID: pair.sessionID))
             }
             #expect(code == .notFound)
             #expect(try await tokens.verify(pair.accessToken).sessionID == pair.sessionID)
@@ -56,16 +57,16 @@ import Testing
             let user = UUID()
             let pairs = [try await tokens.issue(user), try await tokens.issue(user), try await tokens.issue(user)]
             let result = try await tokens.client.call(
-                "tokens.revokeAll", RevokeAllParams(userID: user, exceptSessionID: pairs[0].sessionID), as: RevokeAllResult.self)
+                Tokens.revokeAll, RevokeAllParams(userID: user, exceptSessionID: pairs[0].sessionID))
             #expect(result.revokedSessions == 2)
             #expect(try await tokens.verify(pairs[0].accessToken).sessionID == pairs[0].sessionID)
             for pair in pairs.dropFirst() {
                 #expect(await tokens.errorCode { try await tokens.verify(pair.accessToken) } == .unauthorized)
                 #expect(try await tokens.redis.command(["EXISTS", RevocationKeys.session(pair.sessionID)]).intValue == 1)
             }
-            let list = try await tokens.client.call("tokens.listSessions", ListSessionsParams(userID: user), as: SessionList.self)
+            let list = try await tokens.client.call(Tokens.listSessions, ListSessionsParams(userID: user))
             #expect(list.sessions.map(\.id) == [pairs[0].sessionID])
-            let all = try await tokens.client.call("tokens.revokeAll", RevokeAllParams(userID: user), as: RevokeAllResult.self)
+            let all = try await tokens.client.call(Tokens.revokeAll, RevokeAllParams(userID: user))
             #expect(all.revokedSessions == 1)
             #expect(await tokens.errorCode { try await tokens.verify(pairs[0].accessToken) } == .unauthorized)
         }
@@ -76,7 +77,7 @@ import Testing
             let user = UUID()
             let pair = try await tokens.issue(user)
             let result = try await tokens.client.call(
-                "tokens.revokeUser", RevokeUserParams(userID: user, reason: .deactivated), as: RevokeUserResult.self)
+                Tokens.revokeUser, RevokeUserParams(userID: user, reason: .deactivated))
             #expect(result.revokedSessions == 1)
             let stored = try await tokens.redis.command(["GET", RevocationKeys.user(user)]).intValue
             #expect(stored == result.notBefore)
@@ -98,10 +99,10 @@ import Testing
             let newer = try await tokens.issue(user, device: "Pixel\u{7}")
             tokens.clock.advance(by: 5)
             _ = try await tokens.refresh(older.refreshToken)
-            let list = try await tokens.client.call("tokens.listSessions", ListSessionsParams(userID: user), as: SessionList.self)
+            let list = try await tokens.client.call(Tokens.listSessions, ListSessionsParams(userID: user))
             #expect(list.sessions.map(\.id) == [older.sessionID, newer.sessionID])
             #expect(list.sessions.map(\.deviceName) == ["iPad", "Pixel"])
-            let other = try await tokens.client.call("tokens.listSessions", ListSessionsParams(userID: UUID()), as: SessionList.self)
+            let other = try await tokens.client.call(Tokens.listSessions, ListSessionsParams(userID: UUID()))
             #expect(other.sessions.isEmpty)
         }
     }
@@ -116,7 +117,7 @@ import Testing
             defer { Task { await redis.shutdown() } }
             let user = UUID()
             let pair = try await tokens.issue(user)
-            _ = try await tokens.client.call("tokens.revoke", RevokeParams(userID: user, sessionID: pair.sessionID), as: RevokeResult.self)
+            _ = try await tokens.client.call(Tokens.revoke, RevokeParams(userID: user, sessionID: pair.sessionID))
             // Redis restarted empty: marker and keys gone. Verify still refuses (Postgres answers).
             _ = try await redis.command(["DEL", RevocationKeys.complete, RevocationKeys.session(pair.sessionID)])
             #expect(await tokens.errorCode { try await tokens.verify(pair.accessToken) } == .unauthorized)

@@ -4,6 +4,7 @@ import ServiceKit
 import ServiceProtocol
 import Testing
 @testable import TokenService
+import TokensAPI
 
 /// Refresh rotation: one compare-and-set, the grace window, reuse detection, session lifetime.
 @Suite struct RotationTests {

@@ -1,4 +1,5 @@
 import Crypto
+import TokensAPI
 import Foundation
 import JWTKit
 import Logging
@@ -97,7 +98,7 @@ import _CryptoExtras
             #expect(KidHeader.kid(of: after.accessToken) == newKid)
             #expect(try await tokens.verify(before.accessToken).sessionID == before.sessionID)
             #expect(try await tokens.verify(after.accessToken).sessionID == before.sessionID)
-            let jwks = try await tokens.client.call("tokens.jwks", Empty(), as: PublicJWKS.self)
+            let jwks = try await tokens.client.call(Tokens.jwks, Empty())
             #expect(jwks.keys.map(\.kid) == [newKid, oldKid])
         }
     }
@@ -107,7 +108,7 @@ import _CryptoExtras
         try await TokensHarness.run(environment: ["SIGNING_ALG": algorithm]) { tokens in
             let user = UUID()
             let pair = try await tokens.issue(user, admin: true)
-            let jwks = try await tokens.client.call("tokens.jwks", Empty(), as: PublicJWKS.self)
+            let jwks = try await tokens.client.call(Tokens.jwks, Empty())
             let json = String(decoding: try JSONEncoder().encode(jwks), as: UTF8.self)
             let keys = try await JWTKeyCollection().add(jwksJSON: json)
             let claims = try await keys.verify(pair.accessToken, as: ExternalClaims.self)

@@ -1,4 +1,5 @@
 import TestSupport
+import TokensAPI
 import Foundation
 import Logging
 import Postgres
@@ -44,7 +45,7 @@ struct TokensHarness: Sendable {
                 endpoints: [RPCEndpoint(host: "127.0.0.1", port: instance.server.port)], serviceName: "tokens",
                 callerName: "tokens-tests", serviceToken: Self.serviceToken)
             configuration.minimumBackoff = .milliseconds(10)
-            configuration.callTimeout = .seconds(30)
+            configuration.callTimeout = .seconds(90)
             return RPCClient(configuration: configuration, logger: logger)
         }
         let postgres = PostgresClient(
@@ -76,15 +77,15 @@ struct TokensHarness: Sendable {
 
     func issue(_ userID: UUID = UUID(), admin: Bool = false, device: String? = "iPhone", on replica: Int = 0) async throws -> TokenPair {
         try await self.clients[replica].call(
-            "tokens.issue", IssueParams(userID: userID, isAdmin: admin, deviceName: device), as: TokenPair.self)
+            Tokens.issue, IssueParams(userID: userID, isAdmin: admin, deviceName: device))
     }
 
     func refresh(_ token: String, on replica: Int = 0) async throws -> TokenPair {
-        try await self.clients[replica].call("tokens.refresh", RefreshParams(refreshToken: token), as: TokenPair.self)
+        try await self.clients[replica].call(Tokens.refresh, RefreshParams(refreshToken: token))
     }
 
     func verify(_ accessToken: String, on replica: Int = 0) async throws -> VerifiedAccessToken {
-        try await self.clients[replica].call("tokens.verify", VerifyParams(accessToken: accessToken), as: VerifiedAccessToken.self)
+        try await self.clients[replica].call(Tokens.verify, VerifyParams(accessToken: accessToken))
     }
 
     /// The error code a call fails with, or nil if it succeeds.

@@ -1,3 +1,4 @@
+import ContentStateAPI
 import ServiceKit
 
 /// The content-state settings (DESIGN.md section 3) besides the common ones.

@@ -1,3 +1,4 @@
+import IdentityAPI
 import ServiceProtocol
 
 /// Everything a sign-in, link or user call can fail with; mapped to the catalogue in one place.

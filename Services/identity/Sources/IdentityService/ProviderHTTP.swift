@@ -1,3 +1,4 @@
+import IdentityAPI
 import AsyncHTTPClient
 import Foundation
 import NIOCore

@@ -1,3 +1,4 @@
+import ContentStateAPI
 import ServiceProtocol
 
 // The results of the read methods a client calls most (a page of favorites, the state of a

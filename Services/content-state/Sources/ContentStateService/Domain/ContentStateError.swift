@@ -1,3 +1,4 @@
+import ContentStateAPI
 import ServiceProtocol
 
 /// Why a content-state call was refused; mapped to the public error catalogue here only.

@@ -1,3 +1,4 @@
+import ContentStateAPI
 /// The bounds of a favorite's optional fields.
 enum FavoriteRules {
     /// Nicknames are at most this many Unicode scalars (so at most 400 bytes).

@@ -1,3 +1,4 @@
+import ContentStateAPI
 /// Everything one user has said about one item. A state with nothing set is what an item
 /// never touched looks like, and what a tombstone row holds.
 struct ItemState: Hashable, Sendable {

@@ -1,3 +1,4 @@
+import ContentStateAPI
 /// How many items one page holds: 1–200, 50 when the caller gives none.
 enum PageLimit {
     static let range = 1...200

@@ -1,8 +1,9 @@
+import ContentStateAPI
 import ServiceProtocol
 
 extension ContentStateMethods {
     static func registerFavorites(on router: inout RPCRouter, store: ContentStore) {
-        router.register("content.favorites.put") { (params: FavoritePutParams, _) -> Favorite in
+        router.register(ContentState.favoritesPut) { (params: FavoritePutParams, _) -> Favorite in
             let id = try ItemID(validating: params.itemID)
             try FavoriteRules.validate(nickname: params.nickname, position: params.position)
             let outcome = try await store.write(user: params.userID, items: [id]) { state, now in
@@ -13,13 +14,13 @@ extension ContentStateMethods {
             return Favorite(itemID: id.value, nickname: state.nickname, position: state.position, favoritedAt: favoritedAt)
         }
 
-        router.register("content.favorites.remove") { (params: ItemParams, _) -> RemovalResult in
+        router.register(ContentState.favoritesRemove) { (params: ItemParams, _) -> RemovalResult in
             let id = try ItemID(validating: params.itemID)
             let outcome = try await store.write(user: params.userID, items: [id]) { state, _ in state.unfavorite() }
             return RemovalResult(changed: outcome.changed > 0)
         }
 
-        router.register("content.favorites.toggle") { (params: ItemParams, _) -> FavoriteToggleResult in
+        router.register(ContentState.favoritesToggle) { (params: ItemParams, _) -> FavoriteToggleResult in
             let id = try ItemID(validating: params.itemID)
             let outcome = try await store.write(user: params.userID, items: [id]) { state, now in
                 state.toggleFavorite(at: now)
@@ -27,7 +28,7 @@ extension ContentStateMethods {
             return FavoriteToggleResult(itemID: id.value, favorited: outcome.states[id]?.isFavorited ?? false)
         }
 
-        router.registerRaw("content.favorites.list") { (params: FavoritesListParams, _) -> RawJSON in
+        router.registerRaw(ContentState.favoritesList) { (params: FavoritesListParams, _) -> RawJSON in
             let order = params.order ?? .recent
             let limit = try PageLimit.validated(params.limit)
             let cursor = try cursor(params.cursor, order == .recent ? .favoritesRecent : .favoritesPosition)

@@ -1,27 +1,28 @@
+import ContentStateAPI
 import ServiceProtocol
 
 extension ContentStateMethods {
     static func registerMarks(on router: inout RPCRouter, store: ContentStore) {
-        router.register("content.read.mark") { (params: ItemParams, _) -> ReadMark in
+        router.register(ContentState.readMark) { (params: ItemParams, _) -> ReadMark in
             let id = try ItemID(validating: params.itemID)
             let outcome = try await store.write(user: params.userID, items: [id]) { state, now in state.markRead(at: now) }
             guard let readAt = outcome.states[id]?.readAt else { throw RPCError.internalError }
             return ReadMark(itemID: id.value, readAt: readAt)
         }
 
-        router.register("content.read.unmark") { (params: ItemParams, _) -> RemovalResult in
+        router.register(ContentState.readUnmark) { (params: ItemParams, _) -> RemovalResult in
             let id = try ItemID(validating: params.itemID)
             let outcome = try await store.write(user: params.userID, items: [id]) { state, _ in state.unmarkRead() }
             return RemovalResult(changed: outcome.changed > 0)
         }
 
-        router.register("content.read.list") { (params: PageParams, _) -> MarksPage<ReadMark> in
+        router.register(ContentState.readList) { (params: PageParams, _) -> MarksPage<ReadMark> in
             let limit = try PageLimit.validated(params.limit)
             let page = try await store.marks(.read, user: params.userID, limit: limit, after: try cursor(params.cursor, .read))
             return MarksPage(items: page.items.map { ReadMark(itemID: $0.0, readAt: $0.1) }, nextCursor: page.next)
         }
 
-        router.register("content.read.batch") { (params: ReadBatchParams, _) -> ReadBatchResult in
+        router.register(ContentState.readBatch) { (params: ReadBatchParams, _) -> ReadBatchResult in
             let ids = try ItemID.batch(params.itemIDs, maximum: store.configuration.maxBatch)
             guard !ids.isEmpty else { return ReadBatchResult(updated: 0) }
             let read = params.read
@@ -31,20 +32,20 @@ extension ContentStateMethods {
             return ReadBatchResult(updated: outcome.changed)
         }
 
-        router.register("content.unlikes.put") { (params: ItemParams, _) -> Unlike in
+        router.register(ContentState.unlikesPut) { (params: ItemParams, _) -> Unlike in
             let id = try ItemID(validating: params.itemID)
             let outcome = try await store.write(user: params.userID, items: [id]) { state, now in state.unlike(at: now) }
             guard let unlikedAt = outcome.states[id]?.unlikedAt else { throw RPCError.internalError }
             return Unlike(itemID: id.value, unlikedAt: unlikedAt)
         }
 
-        router.register("content.unlikes.remove") { (params: ItemParams, _) -> RemovalResult in
+        router.register(ContentState.unlikesRemove) { (params: ItemParams, _) -> RemovalResult in
             let id = try ItemID(validating: params.itemID)
             let outcome = try await store.write(user: params.userID, items: [id]) { state, _ in state.removeUnlike() }
             return RemovalResult(changed: outcome.changed > 0)
         }
 
-        router.register("content.unlikes.list") { (params: PageParams, _) -> MarksPage<Unlike> in
+        router.register(ContentState.unlikesList) { (params: PageParams, _) -> MarksPage<Unlike> in
             let limit = try PageLimit.validated(params.limit)
             let page = try await store.marks(.unliked, user: params.userID, limit: limit, after: try cursor(params.cursor, .unliked))
             return MarksPage(items: page.items.map { Unlike(itemID: $0.0, unlikedAt: $0.1) }, nextCursor: page.next)

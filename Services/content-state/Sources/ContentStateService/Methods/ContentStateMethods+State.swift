@@ -1,19 +1,20 @@
+import ContentStateAPI
 import ServiceProtocol
 
 extension ContentStateMethods {
     static func registerState(on router: inout RPCRouter, store: ContentStore) {
-        router.registerRaw("content.state.query") { (params: StateQueryParams, _) -> RawJSON in
+        router.registerRaw(ContentState.stateQuery) { (params: StateQueryParams, _) -> RawJSON in
             let ids = try ItemID.batch(params.itemIDs, maximum: store.configuration.maxBatch)
             return StateQueryResult(items: try await store.flags(user: params.userID, items: ids)).rawJSON
         }
 
-        router.registerRaw("content.state.changes") { (params: ChangesParams, _) -> RawJSON in
+        router.registerRaw(ContentState.stateChanges) { (params: ChangesParams, _) -> RawJSON in
             let limit = try PageLimit.validated(params.limit)
             let since = try cursor(params.since, .changes)?.key ?? 0
             return try await store.changes(user: params.userID, after: since, limit: limit).rawJSON
         }
 
-        router.register("content.user.delete") { (params: UserParams, _) -> UserDeletionResult in
+        router.register(ContentState.userDelete) { (params: UserParams, _) -> UserDeletionResult in
             UserDeletionResult(deleted: try await store.deleteAll(user: params.userID))
         }
     }

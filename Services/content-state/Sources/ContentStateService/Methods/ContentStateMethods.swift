@@ -1,3 +1,4 @@
+import ContentStateAPI
 import Postgres
 import ServiceProtocol
 

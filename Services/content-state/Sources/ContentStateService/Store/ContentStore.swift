@@ -1,3 +1,4 @@
+import ContentStateAPI
 import Foundation
 import Postgres
 import ServiceProtocol

@@ -1,3 +1,4 @@
+import IdentityAPI
 import CoreMetrics
 import Foundation
 import JWTKit

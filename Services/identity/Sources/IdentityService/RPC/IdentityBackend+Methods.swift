@@ -1,26 +1,27 @@
+import IdentityAPI
 import Foundation
 import ServiceProtocol
 
 extension IdentityBackend {
     /// Registers every `identity.*` method on `router`.
     public func register(on router: inout RPCRouter) {
-        router.register(IdentityMethods.signIn) { (params: ProviderCredential, _) in
+        router.register(Identity.signIn) { (params: ProviderCredential, _) in
             try await self.signInFlow.signIn(params)
         }
-        router.register(IdentityMethods.link) { (params: LinkParams, _) in
+        router.register(Identity.link) { (params: LinkParams, _) in
             try await self.signInFlow.link(params.credential, to: params.userID)
         }
-        router.register(IdentityMethods.unlink) { (params: UnlinkParams, _) -> User in
+        router.register(Identity.unlink) { (params: UnlinkParams, _) -> User in
             try await self.signInFlow.identities.unlink(params.provider, from: params.userID)
             self.revocationsQueued()
             guard let user = try await self.users.userWithIdentities(params.userID) else { throw IdentityError.userNotFound }
             return user
         }
-        router.register(IdentityMethods.getUser) { (params: UserIDParams, _) -> User in
+        router.register(Identity.getUser) { (params: UserIDParams, _) -> User in
             guard let user = try await self.users.userWithIdentities(params.userID) else { throw IdentityError.userNotFound }
             return user
         }
-        router.register(IdentityMethods.listUsers) { (params: ListUsersParams, _) -> ListUsersResult in
+        router.register(Identity.listUsers) { (params: ListUsersParams, _) -> ListUsersResult in
             let limit = params.limit ?? 50
             guard (1...200).contains(limit) else { throw IdentityError.badRequest("limit must be between 1 and 200") }
             var cursor: UserCursor?
@@ -34,13 +35,13 @@ extension IdentityBackend {
                 query: query?.isEmpty == false ? query : nil, limit: limit, after: cursor)
             return ListUsersResult(users: page.users, nextCursor: page.next?.text)
         }
-        router.register(IdentityMethods.setActive) { (params: SetActiveParams, _) -> User in
+        router.register(Identity.setActive) { (params: SetActiveParams, _) -> User in
             guard let user = try await self.users.setActive(params.userID, params.active) else {
                 throw IdentityError.userNotFound
             }
             return user
         }
-        router.register(IdentityMethods.deleteUser) { (params: UserIDParams, _) -> DeleteUserResult in
+        router.register(Identity.deleteUser) { (params: UserIDParams, _) -> DeleteUserResult in
             let deleted = try await self.users.delete(params.userID)
             self.revocationsQueued()
             return DeleteUserResult(deleted: deleted)

@@ -1,3 +1,4 @@
+import IdentityAPI
 import Foundation
 import Logging
 

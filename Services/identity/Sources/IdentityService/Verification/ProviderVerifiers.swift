@@ -1,3 +1,4 @@
+import IdentityAPI
 import Logging
 
 /// Every way of proving a provider identity, built from the configuration: one JWKS cache per

@@ -1,3 +1,4 @@
+import IdentityAPI
 /// What a provider vouches for after its token checked out.
 public struct VerifiedIdentity: Sendable, Equatable {
     public var provider: IdentityProvider

@@ -1,3 +1,4 @@
+import TokensAPI
 import Foundation
 
 /// The folder of PEM keys every replica shares (a mounted secret): reads every key in it and

@@ -1,3 +1,4 @@
+import TokensAPI
 import Foundation
 import Postgres
 import Redis
@@ -14,28 +15,28 @@ struct TokenMethods: Sendable {
     let clock: TokenClock
 
     func register(on router: inout RPCRouter) {
-        router.register("tokens.issue") { (params: IssueParams, _) in
+        router.register(Tokens.issue) { (params: IssueParams, _) in
             try await Self.mappingStoreErrors { try await self.issuance.issue(params) }
         }
-        router.register("tokens.refresh") { (params: RefreshParams, _) in
+        router.register(Tokens.refresh) { (params: RefreshParams, _) in
             try await Self.mappingStoreErrors { try await self.rotation.refresh(params.refreshToken) }
         }
-        router.register("tokens.revoke") { (params: RevokeParams, _) in
+        router.register(Tokens.revoke) { (params: RevokeParams, _) in
             try await Self.mappingStoreErrors { try await self.revocation.revoke(sessionID: params.sessionID, userID: params.userID) }
         }
-        router.register("tokens.revokeAll") { (params: RevokeAllParams, _) in
+        router.register(Tokens.revokeAll) { (params: RevokeAllParams, _) in
             try await Self.mappingStoreErrors { try await self.revocation.revokeAll(userID: params.userID, except: params.exceptSessionID) }
         }
-        router.register("tokens.revokeUser") { (params: RevokeUserParams, _) in
+        router.register(Tokens.revokeUser) { (params: RevokeUserParams, _) in
             try await Self.mappingStoreErrors { try await self.revocation.revokeUser(userID: params.userID, reason: params.reason) }
         }
-        router.register("tokens.listSessions") { (params: ListSessionsParams, _) in
+        router.register(Tokens.listSessions) { (params: ListSessionsParams, _) in
             try await Self.mappingStoreErrors { SessionList(sessions: try await self.sessions.list(userID: params.userID, now: self.clock.now())) }
         }
-        router.register("tokens.jwks") { (_: Empty, _) in
+        router.register(Tokens.jwks) { (_: Empty, _) in
             self.keyRing.jwks
         }
-        router.register("tokens.verify") { (params: VerifyParams, _) in
+        router.register(Tokens.verify) { (params: VerifyParams, _) in
             try await Self.mappingStoreErrors { try await self.verifier.verify(params.accessToken) }
         }
     }

@@ -1,3 +1,4 @@
+import TokensAPI
 import Crypto
 import Foundation
 import ServiceKit

@@ -1,3 +1,4 @@
+import TokensAPI
 import Foundation
 
 /// Revoking sessions: Postgres first (the source of truth), then the Redis copy and its channel.

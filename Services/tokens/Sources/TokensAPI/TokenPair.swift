@@ -24,4 +24,15 @@ public struct TokenPair: Codable, Sendable, Hashable {
         case userID = "user_id"
         case isAdmin = "is_admin"
     }
+
+    public init(accessToken: String, tokenType: String, expiresIn: Int, refreshToken: String, refreshExpiresAt: String, sessionID: UUID, userID: UUID, isAdmin: Bool) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.expiresIn = expiresIn
+        self.refreshToken = refreshToken
+        self.refreshExpiresAt = refreshExpiresAt
+        self.sessionID = sessionID
+        self.userID = userID
+        self.isAdmin = isAdmin
+    }
 }

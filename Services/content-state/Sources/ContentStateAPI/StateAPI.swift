@@ -124,17 +124,20 @@ public struct Change: Codable, Sendable, Hashable {
         case unlikedAt = "unliked_at"
     }
 
-    init(itemID: String, state: ItemState, updatedAt: Timestamp) {
+    public init(
+        itemID: String, favorited: Bool, nickname: String?, position: Int64?, read: Bool, unliked: Bool, updatedAt: Timestamp,
+        favoritedAt: Timestamp?, readAt: Timestamp?, unlikedAt: Timestamp?
+    ) {
         self.itemID = itemID
-        self.favorited = state.isFavorited
-        self.nickname = state.nickname
-        self.position = state.position
-        self.read = state.readAt != nil
-        self.unliked = state.unlikedAt != nil
+        self.favorited = favorited
+        self.nickname = nickname
+        self.position = position
+        self.read = read
+        self.unliked = unliked
         self.updatedAt = updatedAt
-        self.favoritedAt = state.favoritedAt
-        self.readAt = state.readAt
-        self.unlikedAt = state.unlikedAt
+        self.favoritedAt = favoritedAt
+        self.readAt = readAt
+        self.unlikedAt = unlikedAt
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -64,22 +64,6 @@ public struct ProviderCredential: Sendable, Codable, Equatable {
         try container.encodeIfPresent(self.email, forKey: .email)
         try container.encodeIfPresent(self.authorizationCode, forKey: .authorizationCode)
     }
-
-    /// Bounds every client-supplied string (tokens are bounded by the verifiers).
-    func validated() throws(IdentityError) -> ProviderCredential {
-        var copy = self
-        if let nonce, nonce.isEmpty || nonce.utf8.count > 512 { throw .badRequest("nonce must be 1 to 512 bytes") }
-        if let email, email.utf8.count > 320 { throw .badRequest("email is too long") }
-        if let code = self.authorizationCode, code.isEmpty || code.utf8.count > 4096 {
-            throw .badRequest("authorization_code must be 1 to 4096 bytes")
-        }
-        if let name = self.fullName {
-            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard trimmed.count <= 200 else { throw .badRequest("full_name is too long") }
-            copy.fullName = trimmed.isEmpty ? nil : trimmed
-        }
-        return copy
-    }
 }
 
 /// Apple hands the app the name as components; clients may send those or a ready string.

@@ -5,7 +5,7 @@ public enum FieldUpdate<Value: Hashable & Sendable>: Hashable, Sendable {
     case set(Value?)
 
     /// The field's value after the update.
-    func applied(to current: Value?) -> Value? {
+    public func applied(to current: Value?) -> Value? {
         switch self {
         case .keep: current
         case .set(let value): value

@@ -1,17 +1,5 @@
 import Foundation
 
-/// The RPC methods of the identity service and their parameter and result types
-/// (documented in docs/protocol.md, "identity methods").
-public enum IdentityMethods {
-    public static let signIn = "identity.signIn"
-    public static let link = "identity.link"
-    public static let unlink = "identity.unlink"
-    public static let getUser = "identity.getUser"
-    public static let listUsers = "identity.listUsers"
-    public static let setActive = "identity.setActive"
-    public static let deleteUser = "identity.deleteUser"
-}
-
 /// `identity.signIn` result.
 public struct SignInResult: Sendable, Codable, Equatable {
     public var user: User

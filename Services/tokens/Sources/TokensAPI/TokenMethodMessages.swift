@@ -51,6 +51,10 @@ public struct RevokeParams: Codable, Sendable {
 /// `tokens.revoke` result: false when the session was already revoked.
 public struct RevokeResult: Codable, Sendable {
     public var revoked: Bool
+
+    public init(revoked: Bool) {
+        self.revoked = revoked
+    }
 }
 
 /// `tokens.revokeAll` parameters: every session of the user, optionally but one.
@@ -75,6 +79,10 @@ public struct RevokeAllResult: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case revokedSessions = "revoked_sessions"
+    }
+
+    public init(revokedSessions: Int) {
+        self.revokedSessions = revokedSessions
     }
 }
 
@@ -110,6 +118,11 @@ public struct RevokeUserResult: Codable, Sendable {
         case revokedSessions = "revoked_sessions"
         case notBefore = "not_before"
     }
+
+    public init(revokedSessions: Int, notBefore: Int) {
+        self.revokedSessions = revokedSessions
+        self.notBefore = notBefore
+    }
 }
 
 /// `tokens.listSessions` parameters.
@@ -140,11 +153,23 @@ public struct SessionSummary: Codable, Sendable, Hashable {
         case lastUsedAt = "last_used_at"
         case expiresAt = "expires_at"
     }
+
+    public init(id: UUID, deviceName: String?, createdAt: String, lastUsedAt: String, expiresAt: String) {
+        self.id = id
+        self.deviceName = deviceName
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.expiresAt = expiresAt
+    }
 }
 
 /// `tokens.listSessions` result: live sessions, most recently used first.
 public struct SessionList: Codable, Sendable {
     public var sessions: [SessionSummary]
+
+    public init(sessions: [SessionSummary]) {
+        self.sessions = sessions
+    }
 }
 
 /// `tokens.verify` parameters.
@@ -177,5 +202,14 @@ public struct VerifiedAccessToken: Codable, Sendable, Hashable {
         case issuedAt = "issued_at"
         case expiresAt = "expires_at"
         case tokenID = "jti"
+    }
+
+    public init(userID: UUID, sessionID: UUID, isAdmin: Bool, issuedAt: Int, expiresAt: Int, tokenID: String) {
+        self.userID = userID
+        self.sessionID = sessionID
+        self.isAdmin = isAdmin
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+        self.tokenID = tokenID
     }
 }

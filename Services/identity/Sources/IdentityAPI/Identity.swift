@@ -1,0 +1,19 @@
+import ServiceProtocol
+
+/// Every method of identity (docs/protocol.md, "identity methods"): the service registers its
+/// handlers through these, and callers (the gateway, other services, the operator CLI, tests
+/// and benchmarks) call through them.
+public enum Identity {
+    public static let signIn = RPCMethod<ProviderCredential, SignInResult>("identity.signIn")
+    public static let link = RPCMethod<LinkParams, User>("identity.link")
+    public static let unlink = RPCMethod<UnlinkParams, User>("identity.unlink")
+    public static let getUser = RPCMethod<UserIDParams, User>("identity.getUser")
+    public static let listUsers = RPCMethod<ListUsersParams, ListUsersResult>("identity.listUsers")
+    public static let setActive = RPCMethod<SetActiveParams, User>("identity.setActive")
+    public static let deleteUser = RPCMethod<UserIDParams, DeleteUserResult>("identity.deleteUser")
+
+    /// Every method's name, for a check against the registered router and the docs.
+    public static let methodNames: [String] = [
+        signIn.name, link.name, unlink.name, getUser.name, listUsers.name, setActive.name, deleteUser.name,
+    ]
+}
