@@ -1,8 +1,12 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Every module a target imports is one of its dependencies here, never reached through another
+// target's (scripts/lib/check_imports.py checks it in CI).
 let nio = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
 let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
+let nioFoundation = Target.Dependency.product(name: "NIOFoundationCompat", package: "swift-nio")
+let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let jwt = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
@@ -11,6 +15,7 @@ let cryptoExtras = Target.Dependency.product(name: "_CryptoExtras", package: "sw
 let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
 let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
 let metrics = Target.Dependency.product(name: "CoreMetrics", package: "swift-metrics")
+let metricsTestKit = Target.Dependency.product(name: "MetricsTestKit", package: "swift-metrics")
 let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
 
 let package = Package(
@@ -23,19 +28,21 @@ let package = Package(
         .executable(name: "gateway", targets: ["gateway"]),
         .executable(name: "mock-idp", targets: ["mock-idp"]),
     ],
+    // Exact versions: Package.resolved is not committed, and the image and CI must build the
+    // same code as a developer's machine.
     dependencies: [
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
-        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
-        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
-        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
-        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
-        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", exact: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", exact: "1.8.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", exact: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", exact: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", exact: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),
     ],
     targets: [
         // C libraries.
@@ -53,8 +60,7 @@ let package = Package(
         .target(
             name: "ServiceProtocol",
             dependencies: [
-                nio, nioPosix, logging, lifecycle, metrics,
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                nio, nioPosix, nioFoundation, logging, lifecycle, metrics,
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
             ],
             path: "Shared/Protocol"),
@@ -68,17 +74,25 @@ let package = Package(
         // Services: a library with the logic and a thin executable each.
         .target(name: "IdentityAPI", dependencies: ["ServiceProtocol"], path: "Services/identity/Sources/IdentityAPI"),
         .target(
-            name: "IdentityService", dependencies: ["IdentityAPI", "ServiceKit", jwt, crypto, httpClient, metrics],
+            name: "IdentityService",
+            dependencies: [
+                "IdentityAPI", "ServiceKit", "ServiceProtocol", "Postgres", jwt, crypto, httpClient, metrics, logging, lifecycle, nio,
+                nioHTTP1,
+            ],
             path: "Services/identity/Sources/IdentityService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "identity", dependencies: ["IdentityService", "ServiceKit"], path: "Services/identity/Sources/identity"),
         .target(name: "TokensAPI", dependencies: ["ServiceProtocol"], path: "Services/tokens/Sources/TokensAPI"),
         .target(
-            name: "TokenService", dependencies: ["TokensAPI", "ServiceKit", "CLibCrypto", jwt, crypto, cryptoExtras, metrics],
+            name: "TokenService",
+            dependencies: [
+                "TokensAPI", "ServiceKit", "ServiceProtocol", "Postgres", "Redis", "CLibCrypto", jwt, crypto, cryptoExtras, metrics,
+                logging, lifecycle,
+            ],
             path: "Services/tokens/Sources/TokenService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "tokens", dependencies: ["TokenService", "ServiceKit"], path: "Services/tokens/Sources/tokens"),
         .target(name: "ContentStateAPI", dependencies: ["ServiceProtocol"], path: "Services/content-state/Sources/ContentStateAPI"),
         .target(
-            name: "ContentStateService", dependencies: ["ContentStateAPI", "ServiceKit"],
+            name: "ContentStateService", dependencies: ["ContentStateAPI", "ServiceKit", "ServiceProtocol", "Postgres", logging, lifecycle],
             path: "Services/content-state/Sources/ContentStateService",
             resources: [.embedInCode("Migrations")]),
         .executableTarget(
@@ -87,7 +101,8 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "ServiceKit", hummingbird, jwt, crypto,
+                "ServiceKit", "ServiceProtocol", "Redis", hummingbird, jwt, crypto, logging, lifecycle, metrics, nio, nioPosix,
+                nioFoundation,
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
@@ -99,8 +114,13 @@ let package = Package(
             name: "MockIdentityProvider", dependencies: [hummingbird, jwt, crypto, cryptoExtras, logging],
             path: "Tools/mock-idp/Sources/MockIdentityProvider"),
         .executableTarget(
-            name: "mock-idp", dependencies: ["MockIdentityProvider", "ServiceKit"],
+            name: "mock-idp", dependencies: ["MockIdentityProvider", "ServiceKit", logging],
             path: "Tools/mock-idp/Sources/mock-idp"),
+
+        // An example of another internal service: it calls the backends with nothing but
+        // ServiceProtocol and the API libraries (docs/protocol.md).
+        .executableTarget(
+            name: "read-filter", dependencies: ["ServiceProtocol", "TokensAPI", "ContentStateAPI"], path: "Examples/read-filter"),
 
         // Benchmarks (run by scripts/bench).
         .target(name: "BenchmarkSupport", dependencies: ["Postgres"], path: "Benchmarks/BenchmarkSupport"),
@@ -109,46 +129,67 @@ let package = Package(
             dependencies: ["BenchmarkSupport", "ServiceKit", "ServiceProtocol", "Postgres", logging, nio, nioPosix, metrics, prometheus],
             path: "Benchmarks/foundation-bench"),
         .executableTarget(
-            name: "tokens-bench", dependencies: ["BenchmarkSupport", "TokenService", "TokensAPI", "ServiceKit", jwt],
+            name: "tokens-bench",
+            dependencies: [
+                "BenchmarkSupport", "TokenService", "TokensAPI", "ServiceKit", "ServiceProtocol", "Postgres", jwt, logging, lifecycle,
+                nio, nioPosix,
+            ],
             path: "Benchmarks/tokens-bench"),
         .executableTarget(
             name: "content-state-bench",
-            dependencies: ["BenchmarkSupport", "ContentStateService", "ContentStateAPI", "ServiceKit", logging, nio, nioPosix],
+            dependencies: [
+                "BenchmarkSupport", "ContentStateService", "ContentStateAPI", "ServiceKit", "ServiceProtocol", "Postgres", logging,
+                nio, nioPosix,
+            ],
             path: "Benchmarks/content-state-bench"),
         .executableTarget(
             name: "identity-bench",
-            dependencies: ["BenchmarkSupport", "IdentityService", "IdentityAPI", "MockIdentityProvider", "ServiceKit", "ServiceProtocol", logging, nio, nioPosix],
+            dependencies: [
+                "BenchmarkSupport", "IdentityService", "IdentityAPI", "MockIdentityProvider", "ServiceKit", "ServiceProtocol", "Postgres",
+                logging, nio, nioPosix,
+            ],
             path: "Benchmarks/identity-bench"),
 
         // Tests.
         .testTarget(
             name: "ServiceProtocolTests",
             dependencies: [
-                "ServiceProtocol", "TestSupport", .product(name: "NIOTestUtils", package: "swift-nio"),
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                "ServiceProtocol", "TestSupport", logging, metrics, metricsTestKit, nio, nioPosix, nioFoundation,
+                .product(name: "NIOTestUtils", package: "swift-nio"),
             ]),
         .testTarget(
-            name: "PostgresTests", dependencies: ["Postgres", "TestSupport", .product(name: "MetricsTestKit", package: "swift-metrics")]),
-        .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport", .product(name: "MetricsTestKit", package: "swift-metrics")]),
+            name: "PostgresTests", dependencies: ["Postgres", "TestSupport", logging, metrics, metricsTestKit]),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport", logging, metrics, metricsTestKit]),
         .testTarget(
             name: "ServiceKitTests",
-            dependencies: ["ServiceKit", hummingbird, .product(name: "HummingbirdTesting", package: "hummingbird")]),
+            dependencies: ["ServiceKit", hummingbird, logging, .product(name: "HummingbirdTesting", package: "hummingbird")]),
         .target(name: "TestSupport", dependencies: ["Redis", "Postgres", logging, jwt], path: "Tests/TestSupport"),
         .testTarget(
             name: "ExecutableTests",
             dependencies: ["ServiceProtocol", "ServiceKit", "TestSupport", "Postgres", "ContentStateAPI", "TokensAPI", "IdentityAPI", logging]),
-        .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "IdentityAPI", "MockIdentityProvider", "Postgres", jwt, logging]),
-        .testTarget(name: "TokenServiceTests", dependencies: ["TokenService", "TokensAPI", "TestSupport", jwt]),
-        .testTarget(name: "ContentStateServiceTests", dependencies: ["ContentStateService", "ContentStateAPI"]),
+        .testTarget(
+            name: "IdentityServiceTests",
+            dependencies: [
+                "IdentityService", "IdentityAPI", "MockIdentityProvider", "Postgres", "ServiceKit", "ServiceProtocol", jwt, crypto, logging,
+            ]),
+        .testTarget(
+            name: "TokenServiceTests",
+            dependencies: [
+                "TokenService", "TokensAPI", "TestSupport", "ServiceKit", "ServiceProtocol", "Postgres", "Redis", jwt, crypto, cryptoExtras,
+                logging, lifecycle,
+            ]),
+        .testTarget(
+            name: "ContentStateServiceTests",
+            dependencies: ["ContentStateService", "ContentStateAPI", "ServiceKit", "ServiceProtocol", "Postgres", logging, nio, nioFoundation]),
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "Redis", "ServiceKit", "ServiceProtocol", "TestSupport", logging, jwt, crypto, cryptoExtras,
+                "Gateway", "Redis", "ServiceKit", "ServiceProtocol", "TestSupport", logging, lifecycle, jwt, crypto, cryptoExtras, nio,
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestSupport", "Postgres", jwt, httpClient, nio, .product(name: "NIOFoundationCompat", package: "swift-nio")]),
+            dependencies: ["TestSupport", "Postgres", jwt, httpClient, nio, nioFoundation]),
     ]
 )
 

@@ -21,11 +21,12 @@ extension RPCClient {
         }
     }
 
-    /// Runs `body` with a running client, then stops it; for tools and tests.
+    /// Runs `body` with a running client, then stops it; for tools, tests and other services'
+    /// short jobs. Without a logger, the client logs as `rpc-client.<service>`.
     public static func withClient<T: Sendable>(
-        configuration: Configuration, logger: Logger, _ body: (RPCClient) async throws -> T
+        configuration: Configuration, logger: Logger? = nil, _ body: (RPCClient) async throws -> T
     ) async throws -> T {
-        let client = RPCClient(configuration: configuration, logger: logger)
+        let client = RPCClient(configuration: configuration, logger: logger ?? Logger(label: "rpc-client.\(configuration.serviceName)"))
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await client.run() }
             defer { group.cancelAll() }
