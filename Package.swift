@@ -162,7 +162,10 @@ let package = Package(
         .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport", logging, metrics, metricsTestKit]),
         .testTarget(
             name: "ServiceKitTests",
-            dependencies: ["ServiceKit", hummingbird, logging, .product(name: "HummingbirdTesting", package: "hummingbird")]),
+            dependencies: [
+                "ServiceKit", "ServiceProtocol", "Postgres", "Redis", hummingbird, logging,
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]),
         .target(name: "TestSupport", dependencies: ["Redis", "Postgres", logging, jwt], path: "Tests/TestSupport"),
         .testTarget(
             name: "ExecutableTests",

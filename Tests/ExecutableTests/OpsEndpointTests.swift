@@ -6,7 +6,6 @@ import Testing
 
 /// Each backend serves `/healthz`, `/readyz` and `/metrics` on its `OPS_PORT`.
 @Suite struct OpsEndpointTests {
-
     typealias Backend = BackendProcess
 
     @Test(arguments: [("identity", ["postgres"]), ("tokens", ["postgres", "redis"]), ("content-state", ["postgres"])])

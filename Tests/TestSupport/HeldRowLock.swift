@@ -32,6 +32,18 @@ public struct HeldRowLock: Sendable {
         }
     }
 
+    /// Ends the statements waiting for this lock as a Postgres operator would: cancelled
+    /// (SQLSTATE 57014) or, with `terminate`, their server process ended (the connection breaks).
+    public func stopWaiters(terminate: Bool = false) async throws {
+        let function = terminate ? "pg_terminate_backend" : "pg_cancel_backend"
+        let rows = try await self.observer.query(
+            "SELECT count(*) FILTER (WHERE \(function)(pid)) AS n FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))",
+            [.int(self.holderPID)])
+        guard try rows[0].decode("n", as: Int.self) > 0 else { throw NoWaiter() }
+    }
+
+    struct NoWaiter: Error {}
+
     /// The lock statement matched no row, so it holds nothing.
     public struct LockedNothing: Error, CustomStringConvertible {
         public var sql: String

@@ -88,7 +88,11 @@ public struct RPCRouter: Sendable {
         case let error as RPCError:
             return error
         case let error as any RPCErrorConvertible:
-            return error.rpcError
+            let converted = error.rpcError
+            if converted.code == .internal {
+                logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            return converted
         case is CancellationError:
             return RPCError(.serviceUnavailable, "The request was cancelled")
         default:

@@ -20,8 +20,8 @@ public enum IdentityError: Error, Sendable, Equatable {
     /// Unlinking would leave the user with no way to sign in.
     case lastIdentity
     case identityNotLinked(IdentityProvider)
-    /// Postgres could not be reached.
-    case storeUnavailable
+    /// Concurrent sign-ins of the same identity kept racing; the caller may try again.
+    case signInContended
 }
 
 extension IdentityError: RPCErrorConvertible {
@@ -47,7 +47,7 @@ extension IdentityError: RPCErrorConvertible {
             RPCError(.lastIdentity, "The last sign-in method of an account cannot be removed")
         case .identityNotLinked(let provider):
             RPCError(.notFound, "This account has no \(provider.displayName) sign-in")
-        case .storeUnavailable:
+        case .signInContended:
             RPCError(.serviceUnavailable, "The service is temporarily unavailable; please try again")
         }
     }

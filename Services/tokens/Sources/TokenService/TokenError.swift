@@ -11,8 +11,6 @@ enum TokenError: Error, RPCErrorConvertible {
     case invalidAccessToken
     /// The session does not exist or is not the user's.
     case sessionNotFound
-    /// Postgres or Redis did not answer.
-    case unavailable
 
     var rpcError: RPCError {
         switch self {
@@ -20,7 +18,6 @@ enum TokenError: Error, RPCErrorConvertible {
         case .refreshTokenReused: RPCError(.refreshTokenReused, "This sign-in was used elsewhere; please sign in again")
         case .invalidAccessToken: RPCError(.unauthorized, "The access token is invalid, expired or revoked")
         case .sessionNotFound: RPCError(.notFound, "No such session")
-        case .unavailable: RPCError(.serviceUnavailable, "The token store is unavailable, try again")
         }
     }
 }

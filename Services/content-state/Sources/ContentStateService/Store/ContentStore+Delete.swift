@@ -6,11 +6,9 @@ extension ContentStore {
     /// items had a row. Idempotent. The version row goes first so that a concurrent writer
     /// waits for this transaction and writes after it, never in between.
     func deleteAll(user: UUID) async throws -> Int {
-        try await available {
-            try await postgres.withTransaction { connection in
-                try await connection.execute("DELETE FROM content.user_versions WHERE user_id = $1", [.uuid(user)])
-                return try await connection.execute("DELETE FROM content.item_states WHERE user_id = $1", [.uuid(user)])
-            }
+        try await postgres.withTransaction { connection in
+            try await connection.execute("DELETE FROM content.user_versions WHERE user_id = $1", [.uuid(user)])
+            return try await connection.execute("DELETE FROM content.item_states WHERE user_id = $1", [.uuid(user)])
         }
     }
 }

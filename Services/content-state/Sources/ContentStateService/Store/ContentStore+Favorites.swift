@@ -15,7 +15,7 @@ extension ContentStore {
         case (.position, let cursor?): sql = Self.favoritesByPositionAfter
             bindings += [.int(Int(cursor.key)), .text(cursor.itemID ?? "")]
         }
-        let rows = try await available { try await postgres.query(sql, bindings) }
+        let rows = try await postgres.query(sql, bindings)
         var items: [Favorite] = []
         items.reserveCapacity(min(rows.count, limit))
         var lastSortPosition: Int64 = 0

@@ -59,7 +59,7 @@ extension ContentStore {
         var bindings: [PostgresValue] = [.uuid(user), .int(limit + 1)]
         if let cursor { bindings += [.int(Int(cursor.key)), .text(cursor.itemID ?? "")] }
         let sql = cursor == nil ? list.statements.first : list.statements.after
-        let rows = try await available { try await postgres.query(sql, bindings) }
+        let rows = try await postgres.query(sql, bindings)
         var items: [(String, Timestamp)] = []
         items.reserveCapacity(min(rows.count, limit))
         for row in rows.prefix(limit) {

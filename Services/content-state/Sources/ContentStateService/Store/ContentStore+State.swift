@@ -9,9 +9,7 @@ extension ContentStore {
         result.reserveCapacity(items.count)
         for id in items { result[id.value] = ItemFlags(favorited: false, read: false, unliked: false) }
         guard !items.isEmpty else { return result }
-        let rows = try await available {
-            try await postgres.query(Self.selectFlags, [.uuid(user), .text(postgresTextArray(items))])
-        }
+        let rows = try await postgres.query(Self.selectFlags, [.uuid(user), .text(postgresTextArray(items))])
         for row in rows {
             result[try row.decode(0, as: String.self)] = ItemFlags(
                 favorited: try row.decode(1, as: Bool.self), read: try row.decode(2, as: Bool.self),
@@ -30,9 +28,7 @@ extension ContentStore {
 
     /// The user's changes with a version above `version`, oldest first, at most `limit`.
     func changes(user: UUID, after version: Int64, limit: Int) async throws -> ChangesPage {
-        let rows = try await available {
-            try await postgres.query(Self.selectChanges, [.uuid(user), .int(Int(version)), .int(limit + 1)])
-        }
+        let rows = try await postgres.query(Self.selectChanges, [.uuid(user), .int(Int(version)), .int(limit + 1)])
         var changes: [Change] = []
         changes.reserveCapacity(min(rows.count, limit))
         var lastVersion = version

@@ -20,40 +20,38 @@ extension ContentStore {
     func write(
         user: UUID, items: [ItemID], _ transition: (inout ItemState, Timestamp) -> Void
     ) async throws -> WriteOutcome {
-        try await available {
-            try await postgres.withTransaction { connection in
-                let lock = try await connection.query(Self.lockUser, [.uuid(user)])
-                let favoriteCount = try lock[0].decode("favorite_count", as: Int.self)
-                let now = Timestamp(milliseconds: try lock[0].decode("now_ms", as: Int64.self))
+        try await postgres.withTransaction { connection in
+            let lock = try await connection.query(Self.lockUser, [.uuid(user)])
+            let favoriteCount = try lock[0].decode("favorite_count", as: Int.self)
+            let now = Timestamp(milliseconds: try lock[0].decode("now_ms", as: Int64.self))
 
-                var before: [ItemID: ItemState] = [:]
-                for row in try await connection.query(Self.selectItems, [.uuid(user), .text(postgresTextArray(items))]) {
-                    before[try ItemID(validating: try row.decode("item_id", as: String.self))] = try ItemState(row: row)
-                }
-
-                var after: [ItemID: ItemState] = [:]
-                var changes: [ItemWriteRow] = []
-                var favoriteDelta = 0
-                for id in items {
-                    let old = before[id] ?? .empty
-                    var new = old
-                    transition(&new, now)
-                    after[id] = new
-                    guard new != old else { continue }
-                    changes.append(ItemWriteRow(sequence: changes.count + 1, itemID: id.value, state: new))
-                    favoriteDelta += (new.isFavorited ? 1 : 0) - (old.isFavorited ? 1 : 0)
-                }
-                if favoriteDelta > 0, favoriteCount + favoriteDelta > configuration.maxFavoritesPerUser {
-                    throw ContentStateError.favoritesLimitReached(maximum: configuration.maxFavoritesPerUser)
-                }
-                if !changes.isEmpty {
-                    let rows = String(decoding: try RPCJSON.encode(changes), as: UTF8.self)
-                    try await connection.execute(
-                        Self.upsertItems,
-                        [.uuid(user), .int(changes.count), .int(favoriteDelta), .int(Int(now.milliseconds)), .text(rows)])
-                }
-                return WriteOutcome(states: after, changed: changes.count)
+            var before: [ItemID: ItemState] = [:]
+            for row in try await connection.query(Self.selectItems, [.uuid(user), .text(postgresTextArray(items))]) {
+                before[try ItemID(validating: try row.decode("item_id", as: String.self))] = try ItemState(row: row)
             }
+
+            var after: [ItemID: ItemState] = [:]
+            var changes: [ItemWriteRow] = []
+            var favoriteDelta = 0
+            for id in items {
+                let old = before[id] ?? .empty
+                var new = old
+                transition(&new, now)
+                after[id] = new
+                guard new != old else { continue }
+                changes.append(ItemWriteRow(sequence: changes.count + 1, itemID: id.value, state: new))
+                favoriteDelta += (new.isFavorited ? 1 : 0) - (old.isFavorited ? 1 : 0)
+            }
+            if favoriteDelta > 0, favoriteCount + favoriteDelta > configuration.maxFavoritesPerUser {
+                throw ContentStateError.favoritesLimitReached(maximum: configuration.maxFavoritesPerUser)
+            }
+            if !changes.isEmpty {
+                let rows = String(decoding: try RPCJSON.encode(changes), as: UTF8.self)
+                try await connection.execute(
+                    Self.upsertItems,
+                    [.uuid(user), .int(changes.count), .int(favoriteDelta), .int(Int(now.milliseconds)), .text(rows)])
+            }
+            return WriteOutcome(states: after, changed: changes.count)
         }
     }
 

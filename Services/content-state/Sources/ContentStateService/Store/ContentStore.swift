@@ -4,25 +4,11 @@ import Postgres
 import ServiceProtocol
 
 /// Content state in Postgres (schema `content`). Every statement is scoped by the user id
-/// it is given; nothing here reads or writes across users.
+/// it is given; nothing here reads or writes across users. A failing Postgres is answered as
+/// ServiceKit's StoreFailure says (`service_unavailable` when it cannot be reached).
 struct ContentStore: Sendable {
     let postgres: PostgresClient
     let configuration: ContentStateConfiguration
-
-    /// Runs `body`, turning a Postgres that cannot be reached into `service_unavailable`
-    /// (retryable); other failures stay as they are (`internal`, logged by the router).
-    func available<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as PostgresError {
-            switch error {
-            case .connectionFailed, .connectionLost, .poolTimeout, .clientShutDown:
-                throw RPCError.unavailable("Content state is unavailable, please try again")
-            default:
-                throw error
-            }
-        }
-    }
 }
 
 /// Column lists and conversions shared by the statements that read item rows. Times are

@@ -12,32 +12,30 @@ struct IdentityStore: Sendable {
     /// `last_sign_in_at` is kept to the minute, and the provider's email facts refreshed when
     /// they changed: a repeat sign-in within a minute writes nothing (and takes no row lock).
     func signInKnown(_ identity: VerifiedIdentity) async throws -> User? {
-        try await database {
-            try await self.postgres.query(
-                """
-                WITH found AS (
-                    SELECT user_id FROM identity.identities WHERE provider = $1 AND subject = $2
-                ), touched AS (
-                    UPDATE identity.identities
-                    SET last_sign_in_at = now(),
-                        email = COALESCE($3::text, email),
-                        email_verified = CASE WHEN $3::text IS NULL THEN email_verified ELSE $4::boolean END,
-                        is_private_email = CASE WHEN $3::text IS NULL THEN is_private_email ELSE $5::boolean END
-                    WHERE provider = $1 AND subject = $2
-                      AND (last_sign_in_at < now() - interval '1 minute'
-                           OR ($3::text IS NOT NULL
-                               AND (email IS DISTINCT FROM $3::text OR email_verified <> $4::boolean
-                                    OR is_private_email <> $5::boolean)))
-                    RETURNING user_id
-                )
-                SELECT \(UserRow.columns) FROM identity.users u JOIN found f ON f.user_id = u.id
-                """,
-                [
-                    .text(identity.provider.rawValue), .text(identity.subject), PostgresValue(identity.email),
-                    .bool(identity.emailVerified), .bool(identity.isPrivateEmail),
-                ]
-            ).first.map(UserRow.user)
-        }
+        try await self.postgres.query(
+            """
+            WITH found AS (
+                SELECT user_id FROM identity.identities WHERE provider = $1 AND subject = $2
+            ), touched AS (
+                UPDATE identity.identities
+                SET last_sign_in_at = now(),
+                    email = COALESCE($3::text, email),
+                    email_verified = CASE WHEN $3::text IS NULL THEN email_verified ELSE $4::boolean END,
+                    is_private_email = CASE WHEN $3::text IS NULL THEN is_private_email ELSE $5::boolean END
+                WHERE provider = $1 AND subject = $2
+                  AND (last_sign_in_at < now() - interval '1 minute'
+                       OR ($3::text IS NOT NULL
+                           AND (email IS DISTINCT FROM $3::text OR email_verified <> $4::boolean
+                                OR is_private_email <> $5::boolean)))
+                RETURNING user_id
+            )
+            SELECT \(UserRow.columns) FROM identity.users u JOIN found f ON f.user_id = u.id
+            """,
+            [
+                .text(identity.provider.rawValue), .text(identity.subject), PostgresValue(identity.email),
+                .bool(identity.emailVerified), .bool(identity.isPrivateEmail),
+            ]
+        ).first.map(UserRow.user)
     }
 
     /// What `signInNew` did.
@@ -51,111 +49,103 @@ struct IdentityStore: Sendable {
     /// Attaches a new identity to the user with the same verified email (when `linkByEmail`),
     /// or to a new user. `fallbackEmail` is the client's unverified email for tokens without one.
     func signInNew(_ identity: VerifiedIdentity, linkByEmail: Bool, fallbackEmail: String?) async throws -> NewSignIn {
-        try await database {
-            try await self.postgres.withTransaction { connection in
-                try await Self.lockIdentity(identity, on: connection)
-                if try await Self.owner(of: identity, on: connection) != nil { return .alreadyExists }
-                if linkByEmail, identity.mayLinkByEmail, let email = identity.email {
-                    _ = try await connection.query(
-                        "SELECT pg_advisory_xact_lock(hashtext($1))", [.text("identity-email:" + email.lowercased())])
-                    let rows = try await connection.query(
-                        """
-                        SELECT u.id, u.is_active FROM identity.users u
-                        WHERE lower(u.email) = lower($1) AND u.email_verified
-                          AND NOT EXISTS (
-                              SELECT 1 FROM identity.identities i WHERE i.user_id = u.id AND i.provider = $2)
-                        ORDER BY u.created_at LIMIT 1
-                        """, [.text(email), .text(identity.provider.rawValue)])
-                    if let row = rows.first {
-                        let userID: UUID = try row.decode("id")
-                        guard try row.decode("is_active", as: Bool.self) else { throw IdentityError.userInactive }
-                        try await Self.insert(identity, for: userID, on: connection)
-                        try await Self.fillProfile(userID, from: identity, on: connection)
-                        return .linkedToExisting(userID)
-                    }
+        try await self.postgres.withTransaction { connection in
+            try await Self.lockIdentity(identity, on: connection)
+            if try await Self.owner(of: identity, on: connection) != nil { return .alreadyExists }
+            if linkByEmail, identity.mayLinkByEmail, let email = identity.email {
+                _ = try await connection.query(
+                    "SELECT pg_advisory_xact_lock(hashtext($1))", [.text("identity-email:" + email.lowercased())])
+                let rows = try await connection.query(
+                    """
+                    SELECT u.id, u.is_active FROM identity.users u
+                    WHERE lower(u.email) = lower($1) AND u.email_verified
+                      AND NOT EXISTS (
+                          SELECT 1 FROM identity.identities i WHERE i.user_id = u.id AND i.provider = $2)
+                    ORDER BY u.created_at LIMIT 1
+                    """, [.text(email), .text(identity.provider.rawValue)])
+                if let row = rows.first {
+                    let userID: UUID = try row.decode("id")
+                    guard try row.decode("is_active", as: Bool.self) else { throw IdentityError.userInactive }
+                    try await Self.insert(identity, for: userID, on: connection)
+                    try await Self.fillProfile(userID, from: identity, on: connection)
+                    return .linkedToExisting(userID)
                 }
-                let userID = UUID()
-                let email = identity.email ?? fallbackEmail
-                try await connection.execute(
-                    "INSERT INTO identity.users (id, email, email_verified, display_name) VALUES ($1, $2, $3, $4)",
-                    [
-                        .uuid(userID), PostgresValue(email), .bool(identity.email != nil && identity.emailVerified),
-                        PostgresValue(identity.name),
-                    ])
-                try await Self.insert(identity, for: userID, on: connection)
-                return .createdUser(userID)
             }
+            let userID = UUID()
+            let email = identity.email ?? fallbackEmail
+            try await connection.execute(
+                "INSERT INTO identity.users (id, email, email_verified, display_name) VALUES ($1, $2, $3, $4)",
+                [
+                    .uuid(userID), PostgresValue(email), .bool(identity.email != nil && identity.emailVerified),
+                    PostgresValue(identity.name),
+                ])
+            try await Self.insert(identity, for: userID, on: connection)
+            return .createdUser(userID)
         }
     }
 
     /// Links `identity` to `userID` at the user's request.
     func link(_ identity: VerifiedIdentity, to userID: UUID) async throws {
-        try await database {
-            try await self.postgres.withTransaction { connection in
-                try await Self.lockIdentity(identity, on: connection)
-                let users = try await connection.query(
-                    "SELECT is_active FROM identity.users WHERE id = $1 FOR UPDATE", [.uuid(userID)])
-                guard let user = users.first else { throw IdentityError.userNotFound }
-                guard try user.decode("is_active", as: Bool.self) else { throw IdentityError.userInactive }
-                if let owner = try await Self.owner(of: identity, on: connection) {
-                    guard owner == userID else { throw IdentityError.identityAlreadyLinked }
-                    return
-                }
-                let sameProvider = try await connection.query(
-                    "SELECT 1 FROM identity.identities WHERE user_id = $1 AND provider = $2",
-                    [.uuid(userID), .text(identity.provider.rawValue)])
-                guard sameProvider.isEmpty else { throw IdentityError.providerAlreadyLinked(identity.provider) }
-                try await Self.insert(identity, for: userID, on: connection)
-                try await Self.fillProfile(userID, from: identity, on: connection)
+        try await self.postgres.withTransaction { connection in
+            try await Self.lockIdentity(identity, on: connection)
+            let users = try await connection.query(
+                "SELECT is_active FROM identity.users WHERE id = $1 FOR UPDATE", [.uuid(userID)])
+            guard let user = users.first else { throw IdentityError.userNotFound }
+            guard try user.decode("is_active", as: Bool.self) else { throw IdentityError.userInactive }
+            if let owner = try await Self.owner(of: identity, on: connection) {
+                guard owner == userID else { throw IdentityError.identityAlreadyLinked }
+                return
             }
+            let sameProvider = try await connection.query(
+                "SELECT 1 FROM identity.identities WHERE user_id = $1 AND provider = $2",
+                [.uuid(userID), .text(identity.provider.rawValue)])
+            guard sameProvider.isEmpty else { throw IdentityError.providerAlreadyLinked(identity.provider) }
+            try await Self.insert(identity, for: userID, on: connection)
+            try await Self.fillProfile(userID, from: identity, on: connection)
         }
     }
 
     /// Removes the user's identity of `provider`, moving an Apple refresh token to the
     /// revocation outbox. Refuses to remove the last one.
     func unlink(_ provider: IdentityProvider, from userID: UUID) async throws {
-        try await database {
-            try await self.postgres.withTransaction { connection in
-                let users = try await connection.query(
-                    "SELECT id FROM identity.users WHERE id = $1 FOR UPDATE", [.uuid(userID)])
-                guard !users.isEmpty else { throw IdentityError.userNotFound }
-                let rows = try await connection.query(
-                    "SELECT provider FROM identity.identities WHERE user_id = $1", [.uuid(userID)])
-                let providers = try rows.map { try $0.decode("provider", as: String.self) }
-                guard providers.contains(provider.rawValue) else { throw IdentityError.identityNotLinked(provider) }
-                guard providers.count > 1 else { throw IdentityError.lastIdentity }
-                try await connection.execute(
-                    """
-                    INSERT INTO identity.apple_revocations (client_id, refresh_token)
-                    SELECT apple_client_id, apple_refresh_token FROM identity.identities
-                    WHERE user_id = $1 AND provider = $2 AND apple_refresh_token IS NOT NULL AND apple_client_id IS NOT NULL
-                    """, [.uuid(userID), .text(provider.rawValue)])
-                try await connection.execute(
-                    "DELETE FROM identity.identities WHERE user_id = $1 AND provider = $2",
-                    [.uuid(userID), .text(provider.rawValue)])
-                try await connection.execute(
-                    "UPDATE identity.users SET updated_at = now() WHERE id = $1", [.uuid(userID)])
-            }
+        try await self.postgres.withTransaction { connection in
+            let users = try await connection.query(
+                "SELECT id FROM identity.users WHERE id = $1 FOR UPDATE", [.uuid(userID)])
+            guard !users.isEmpty else { throw IdentityError.userNotFound }
+            let rows = try await connection.query(
+                "SELECT provider FROM identity.identities WHERE user_id = $1", [.uuid(userID)])
+            let providers = try rows.map { try $0.decode("provider", as: String.self) }
+            guard providers.contains(provider.rawValue) else { throw IdentityError.identityNotLinked(provider) }
+            guard providers.count > 1 else { throw IdentityError.lastIdentity }
+            try await connection.execute(
+                """
+                INSERT INTO identity.apple_revocations (client_id, refresh_token)
+                SELECT apple_client_id, apple_refresh_token FROM identity.identities
+                WHERE user_id = $1 AND provider = $2 AND apple_refresh_token IS NOT NULL AND apple_client_id IS NOT NULL
+                """, [.uuid(userID), .text(provider.rawValue)])
+            try await connection.execute(
+                "DELETE FROM identity.identities WHERE user_id = $1 AND provider = $2",
+                [.uuid(userID), .text(provider.rawValue)])
+            try await connection.execute(
+                "UPDATE identity.users SET updated_at = now() WHERE id = $1", [.uuid(userID)])
         }
     }
 
     /// Stores Apple's (sealed) refresh token for an identity; a replaced one goes to the outbox.
     func storeAppleRefreshToken(subject: String, sealed: [UInt8], clientID: String) async throws {
-        try await database {
-            try await self.postgres.withTransaction { connection in
-                try await connection.execute(
-                    """
-                    INSERT INTO identity.apple_revocations (client_id, refresh_token)
-                    SELECT apple_client_id, apple_refresh_token FROM identity.identities
-                    WHERE provider = 'apple' AND subject = $1 AND apple_refresh_token IS NOT NULL
-                      AND apple_client_id IS NOT NULL
-                    """, [.text(subject)])
-                try await connection.execute(
-                    """
-                    UPDATE identity.identities SET apple_refresh_token = $2, apple_client_id = $3
-                    WHERE provider = 'apple' AND subject = $1
-                    """, [.text(subject), .bytea(sealed), .text(clientID)])
-            }
+        try await self.postgres.withTransaction { connection in
+            try await connection.execute(
+                """
+                INSERT INTO identity.apple_revocations (client_id, refresh_token)
+                SELECT apple_client_id, apple_refresh_token FROM identity.identities
+                WHERE provider = 'apple' AND subject = $1 AND apple_refresh_token IS NOT NULL
+                  AND apple_client_id IS NOT NULL
+                """, [.text(subject)])
+            try await connection.execute(
+                """
+                UPDATE identity.identities SET apple_refresh_token = $2, apple_client_id = $3
+                WHERE provider = 'apple' AND subject = $1
+                """, [.text(subject), .bytea(sealed), .text(clientID)])
         }
     }
 

@@ -66,7 +66,7 @@ struct SignInFlow: Sendable {
                 if let user = try await self.users.user(id) { return (user, true) }
             }
         }
-        throw IdentityError.storeUnavailable
+        throw IdentityError.signInContended
     }
 
     private func keepAppleAuthorization(_ credential: ProviderCredential, _ identity: VerifiedIdentity) async {

@@ -7,22 +7,18 @@ struct UserStore: Sendable {
     let postgres: PostgresClient
 
     func user(_ id: UUID) async throws -> User? {
-        try await database {
-            try await self.postgres.query("SELECT \(UserRow.columns) FROM identity.users u WHERE u.id = $1", [.uuid(id)])
-                .first.map(UserRow.user)
-        }
+        try await self.postgres.query("SELECT \(UserRow.columns) FROM identity.users u WHERE u.id = $1", [.uuid(id)])
+            .first.map(UserRow.user)
     }
 
     /// The user with each linked identity.
     func userWithIdentities(_ id: UUID) async throws -> User? {
         guard var user = try await self.user(id) else { return nil }
-        let rows = try await database {
-            try await self.postgres.query(
-                """
-                SELECT provider, subject, email, email_verified, is_private_email, created_at, last_sign_in_at
-                FROM identity.identities WHERE user_id = $1 ORDER BY provider
-                """, [.uuid(id)])
-        }
+        let rows = try await self.postgres.query(
+            """
+            SELECT provider, subject, email, email_verified, is_private_email, created_at, last_sign_in_at
+            FROM identity.identities WHERE user_id = $1 ORDER BY provider
+            """, [.uuid(id)])
         user.identities = try rows.map { row in
             LinkedIdentity(
                 provider: IdentityProvider(rawValue: try row.decode("provider")) ?? .apple,
@@ -36,37 +32,31 @@ struct UserStore: Sendable {
     /// Sets a display name only where none is stored: a later sign-in without a name (Apple
     /// sends it once) never erases it, and a stored one is never replaced.
     func fillDisplayName(_ id: UUID, _ name: String) async throws -> Bool {
-        try await database {
-            try await self.postgres.execute(
-                "UPDATE identity.users SET display_name = $2, updated_at = now() WHERE id = $1 AND display_name IS NULL",
-                [.uuid(id), .text(name)]) > 0
-        }
+        try await self.postgres.execute(
+            "UPDATE identity.users SET display_name = $2, updated_at = now() WHERE id = $1 AND display_name IS NULL",
+            [.uuid(id), .text(name)]) > 0
     }
 
     func setActive(_ id: UUID, _ active: Bool) async throws -> User? {
-        let changed = try await database {
-            try await self.postgres.execute(
-                """
-                UPDATE identity.users SET is_active = $2, updated_at = CASE WHEN is_active = $2 THEN updated_at ELSE now() END
-                WHERE id = $1
-                """, [.uuid(id), .bool(active)])
-        }
+        let changed = try await self.postgres.execute(
+            """
+            UPDATE identity.users SET is_active = $2, updated_at = CASE WHEN is_active = $2 THEN updated_at ELSE now() END
+            WHERE id = $1
+            """, [.uuid(id), .bool(active)])
         return changed == 0 ? nil : try await self.user(id)
     }
 
     /// Deletes the user and its identities; their Apple refresh tokens move to the revocation
     /// outbox in the same transaction. False when there was no such user.
     func delete(_ id: UUID) async throws -> Bool {
-        try await database {
-            try await self.postgres.withTransaction { connection in
-                try await connection.execute(
-                    """
-                    INSERT INTO identity.apple_revocations (client_id, refresh_token)
-                    SELECT apple_client_id, apple_refresh_token FROM identity.identities
-                    WHERE user_id = $1 AND apple_refresh_token IS NOT NULL AND apple_client_id IS NOT NULL
-                    """, [.uuid(id)])
-                return try await connection.execute("DELETE FROM identity.users WHERE id = $1", [.uuid(id)]) > 0
-            }
+        try await self.postgres.withTransaction { connection in
+            try await connection.execute(
+                """
+                INSERT INTO identity.apple_revocations (client_id, refresh_token)
+                SELECT apple_client_id, apple_refresh_token FROM identity.identities
+                WHERE user_id = $1 AND apple_refresh_token IS NOT NULL AND apple_client_id IS NOT NULL
+                """, [.uuid(id)])
+            return try await connection.execute("DELETE FROM identity.users WHERE id = $1", [.uuid(id)]) > 0
         }
     }
 
@@ -74,22 +64,20 @@ struct UserStore: Sendable {
     /// or display name (substring, case-insensitive) or the id.
     func list(query: String?, limit: Int, after cursor: UserCursor?) async throws -> (users: [User], next: UserCursor?) {
         let pattern = query.map { "%" + Self.escapeLike($0) + "%" }
-        let rows = try await database {
-            try await self.postgres.query(
-                """
-                SELECT \(UserRow.columns), (extract(epoch FROM u.created_at) * 1000000)::bigint AS created_us
-                FROM identity.users u
-                WHERE ($1::text IS NULL OR u.email ILIKE $1 OR u.display_name ILIKE $1 OR u.id::text = lower($2::text))
-                  AND ($3::bigint IS NULL
-                       OR (u.created_at, u.id) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::uuid))
-                ORDER BY u.created_at DESC, u.id DESC
-                LIMIT $5
-                """,
-                [
-                    PostgresValue(pattern), PostgresValue(query), PostgresValue(cursor?.createdMicros),
-                    PostgresValue(cursor?.id), .int(limit + 1),
-                ])
-        }
+        let rows = try await self.postgres.query(
+            """
+            SELECT \(UserRow.columns), (extract(epoch FROM u.created_at) * 1000000)::bigint AS created_us
+            FROM identity.users u
+            WHERE ($1::text IS NULL OR u.email ILIKE $1 OR u.display_name ILIKE $1 OR u.id::text = lower($2::text))
+              AND ($3::bigint IS NULL
+                   OR (u.created_at, u.id) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::uuid))
+            ORDER BY u.created_at DESC, u.id DESC
+            LIMIT $5
+            """,
+            [
+                PostgresValue(pattern), PostgresValue(query), PostgresValue(cursor?.createdMicros),
+                PostgresValue(cursor?.id), .int(limit + 1),
+            ])
         let users = try rows.prefix(limit).map(UserRow.user)
         guard rows.count > limit, let last = rows.prefix(limit).last else { return (users, nil) }
         return (users, UserCursor(createdMicros: try last.decode("created_us"), id: try last.decode("id")))

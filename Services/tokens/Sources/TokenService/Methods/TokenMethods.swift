@@ -16,51 +16,28 @@ struct TokenMethods: Sendable {
 
     func register(on router: inout RPCRouter) {
         router.register(Tokens.issue) { (params: IssueParams, _) in
-            try await Self.mappingStoreErrors { try await self.issuance.issue(params) }
+            try await self.issuance.issue(params)
         }
         router.register(Tokens.refresh) { (params: RefreshParams, _) in
-            try await Self.mappingStoreErrors { try await self.rotation.refresh(params.refreshToken) }
+            try await self.rotation.refresh(params.refreshToken)
         }
         router.register(Tokens.revoke) { (params: RevokeParams, _) in
-            try await Self.mappingStoreErrors { try await self.revocation.revoke(sessionID: params.sessionID, userID: params.userID) }
+            try await self.revocation.revoke(sessionID: params.sessionID, userID: params.userID)
         }
         router.register(Tokens.revokeAll) { (params: RevokeAllParams, _) in
-            try await Self.mappingStoreErrors { try await self.revocation.revokeAll(userID: params.userID, except: params.exceptSessionID) }
+            try await self.revocation.revokeAll(userID: params.userID, except: params.exceptSessionID)
         }
         router.register(Tokens.revokeUser) { (params: RevokeUserParams, _) in
-            try await Self.mappingStoreErrors { try await self.revocation.revokeUser(userID: params.userID, reason: params.reason) }
+            try await self.revocation.revokeUser(userID: params.userID, reason: params.reason)
         }
         router.register(Tokens.listSessions) { (params: ListSessionsParams, _) in
-            try await Self.mappingStoreErrors { SessionList(sessions: try await self.sessions.list(userID: params.userID, now: self.clock.now())) }
+            SessionList(sessions: try await self.sessions.list(userID: params.userID, now: self.clock.now()))
         }
         router.register(Tokens.jwks) { (_: Empty, _) in
             self.keyRing.jwks
         }
         router.register(Tokens.verify) { (params: VerifyParams, _) in
-            try await Self.mappingStoreErrors { try await self.verifier.verify(params.accessToken) }
-        }
-    }
-
-    /// Postgres and Redis being unreachable or overloaded becomes `service_unavailable`
-    /// (retryable), never `internal`.
-    static func mappingStoreErrors<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as PostgresError where error.meansUnavailable {
-            throw TokenError.unavailable
-        } catch is RedisError {
-            throw TokenError.unavailable
-        }
-    }
-}
-
-extension PostgresError {
-    /// The server could not be reached, or refused work for lack of resources or shutdown.
-    fileprivate var meansUnavailable: Bool {
-        switch self {
-        case .connectionFailed, .connectionLost, .poolTimeout, .clientShutDown: true
-        case .query(let state, _): state.hasPrefix("08") || state.hasPrefix("53") || state.hasPrefix("57")
-        default: false
+            try await self.verifier.verify(params.accessToken)
         }
     }
 }
