@@ -1,4 +1,4 @@
-# One image for every Latchkey executable (identity, tokens, content-state, gateway,
+# One image for every Latchkey executable (identity, tokens, content-state, gateway, latchkey,
 # mock-idp); docker-compose.yml chooses the command per service.
 #   docker build -t latchkey .
 #   docker run --rm latchkey tokens keygen      # e.g. with SIGNING_KEYS_DIR on a mounted folder
@@ -23,7 +23,7 @@ COPY . .
 # The Swift runtime and Foundation are linked in statically, so the runtime image needs only
 # libpq, hiredis, OpenSSL (libcrypto: tokens signs RS256 with it) and the system libraries.
 RUN set -eu; \
-    for product in identity tokens content-state gateway mock-idp; do \
+    for product in identity tokens content-state gateway mock-idp latchkey; do \
       swift build -c release --static-swift-stdlib --product "$product"; \
     done; \
     bin=$(swift build -c release --show-bin-path); \

@@ -27,6 +27,7 @@ let package = Package(
         .executable(name: "content-state", targets: ["content-state"]),
         .executable(name: "gateway", targets: ["gateway"]),
         .executable(name: "mock-idp", targets: ["mock-idp"]),
+        .executable(name: "latchkey", targets: ["latchkey"]),
     ],
     // Exact versions: Package.resolved is not committed, and the image and CI must build the
     // same code as a developer's machine.
@@ -43,6 +44,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", exact: "2.5.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
     ],
     targets: [
         // C libraries.
@@ -108,6 +110,19 @@ let package = Package(
             ],
             path: "Services/gateway/Sources/Gateway"),
         .executableTarget(name: "gateway", dependencies: ["Gateway", "ServiceKit"], path: "Services/gateway/Sources/gateway"),
+
+        // What an operator does to an account across the backends (the admin API and the CLI).
+        .target(
+            name: "AccountAdministration", dependencies: ["ServiceProtocol", "IdentityAPI", "TokensAPI", "ContentStateAPI"],
+            path: "Shared/AccountAdministration"),
+        // The operator CLI: keys, migrations, users.
+        .executableTarget(
+            name: "latchkey",
+            dependencies: [
+                "AccountAdministration", "IdentityAPI", "ServiceProtocol", "ServiceKit", "Postgres", "IdentityService", "TokenService",
+                "ContentStateService", logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tools/latchkey/Sources/latchkey"),
 
         // The mock Apple / Google identity provider for tests, the local stack and benchmarks.
         .target(

@@ -21,12 +21,17 @@ final class Stack: Sendable {
     let tokensPorts: [Int]
     /// The signing key folder every tokens replica shares.
     let keysFolder: URL
+    /// What an operator's tool sets to reach the backends: `SERVICE_TOKEN` and the
+    /// `*_ENDPOINTS` the gateway uses.
+    let operatorEnvironment: [String: String]
     /// The client address this stack's requests claim (`X-Forwarded-For`).
     let clientAddress = "10.\(UInt8.random(in: 0...255)).\(UInt8.random(in: 0...255)).\(UInt8.random(in: 1...254))"
 
     private init(
-        gatewayURL: String, mockURL: String, redisURL: String, processes: [String: ServiceProcess], tokensPorts: [Int], keysFolder: URL
+        gatewayURL: String, mockURL: String, redisURL: String, processes: [String: ServiceProcess], tokensPorts: [Int], keysFolder: URL,
+        operatorEnvironment: [String: String]
     ) {
+        self.operatorEnvironment = operatorEnvironment
         self.keysFolder = keysFolder
         self.gatewayURL = gatewayURL
         self.mockURL = mockURL
@@ -119,7 +124,8 @@ final class Stack: Sendable {
             processes["gateway"] = try ServiceProcess("gateway", environment: gateway)
             let stack = Stack(
                 gatewayURL: "http://127.0.0.1:\(httpPort)", mockURL: mockURL, redisURL: redisURL, processes: processes,
-                tokensPorts: tokensPorts, keysFolder: keysFolder)
+                tokensPorts: tokensPorts, keysFolder: keysFolder,
+                operatorEnvironment: gateway.filter { ["SERVICE_TOKEN", "IDENTITY_ENDPOINTS", "TOKENS_ENDPOINTS", "CONTENT_STATE_ENDPOINTS"].contains($0.key) })
             try await stack.waitUntilReady()
             return stack
         } catch {

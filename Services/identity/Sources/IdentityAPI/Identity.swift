@@ -10,10 +10,12 @@ public enum Identity {
     public static let getUser = RPCMethod<UserIDParams, User>("identity.getUser")
     public static let listUsers = RPCMethod<ListUsersParams, ListUsersResult>("identity.listUsers")
     public static let setActive = RPCMethod<SetActiveParams, User>("identity.setActive")
+    /// Grants or takes back the admin role (`is_admin`, the `adm` claim of access tokens issued later).
+    public static let setAdmin = RPCMethod<SetAdminParams, User>("identity.setAdmin")
     public static let deleteUser = RPCMethod<UserIDParams, DeleteUserResult>("identity.deleteUser")
 
     /// Every method's name, for a check against the registered router and the docs.
     public static let methodNames: [String] = [
-        signIn.name, link.name, unlink.name, getUser.name, listUsers.name, setActive.name, deleteUser.name,
+        signIn.name, link.name, unlink.name, getUser.name, listUsers.name, setActive.name, setAdmin.name, deleteUser.name,
     ]
 }

@@ -87,6 +87,22 @@ public struct SetActiveParams: Sendable, Codable, Equatable {
     }
 }
 
+/// `identity.setAdmin` params.
+public struct SetAdminParams: Sendable, Codable, Equatable {
+    public var userID: UUID
+    public var admin: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case admin
+    }
+
+    public init(userID: UUID, admin: Bool) {
+        self.userID = userID
+        self.admin = admin
+    }
+}
+
 /// `identity.listUsers` params: `limit` 1–200 (default 50).
 public struct ListUsersParams: Sendable, Codable, Equatable {
     public var query: String?

@@ -58,7 +58,7 @@ public struct User: Sendable, Codable, Equatable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
+        try container.encode(self.id.uuidString.lowercased(), forKey: .id)
         try container.encode(self.email, forKey: .email)
         try container.encode(self.emailVerified, forKey: .emailVerified)
         try container.encode(self.displayName, forKey: .displayName)

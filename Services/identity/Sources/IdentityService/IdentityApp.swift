@@ -8,6 +8,8 @@ import ServiceProtocol
 /// `identity`. `start` returns its long-lived services for `ServiceMain`.
 public enum IdentityApp {
     public static let name = "identity"
+    /// The Postgres schema it owns.
+    public static let schema = "identity"
 
     public static func commonConfiguration(_ env: EnvironmentReader) throws -> CommonConfiguration {
         try CommonConfiguration(env, defaultRPCPort: 7001, defaultOpsPort: 9001)
@@ -20,7 +22,7 @@ public enum IdentityApp {
             logger.warning("Neither APPLE_AUDIENCES nor GOOGLE_AUDIENCES is set: every sign-in will be refused")
         }
         let postgres = try await BackendBootstrap.postgres(
-            env, schema: "identity", migrations: IdentityMigrations.all, logger: logger)
+            env, schema: Self.schema, migrations: Self.migrations, logger: logger)
         let backend = try await IdentityBackend(configuration: configuration, postgres: postgres, logger: logger)
         var router = RPCRouter()
         let checks: [HealthCheck] = [.postgres(postgres)]

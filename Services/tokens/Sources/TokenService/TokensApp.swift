@@ -9,6 +9,10 @@ import ServiceProtocol
 /// `tokens` and Redis. Stateless, so it scales out. `start` returns its long-lived services.
 public enum TokensApp {
     public static let name = "tokens"
+    /// The Postgres schema it owns.
+    public static let schema = "tokens"
+    /// The schema's migrations, for tests and tools that prepare a database.
+    public static var migrations: [Migration] { TokenMigrations.all }
 
     public static func commonConfiguration(_ env: EnvironmentReader) throws -> CommonConfiguration {
         try CommonConfiguration(env, defaultRPCPort: 7002, defaultOpsPort: 9002)
@@ -42,7 +46,7 @@ public enum TokensApp {
             throw ConfigurationError.insecure("SIGNING_KEYS_DIR", "\(error)")
         }
         let postgres = try await BackendBootstrap.postgres(
-            env, schema: "tokens", migrations: TokenMigrations.all, logger: logger)
+            env, schema: Self.schema, migrations: Self.migrations, logger: logger)
         let redis = try await BackendBootstrap.redis(env, logger: logger)
 
         let accessTTL = configuration.accessTokenTTL.timeInterval

@@ -41,6 +41,10 @@ extension IdentityBackend {
             }
             return user
         }
+        router.register(Identity.setAdmin) { (params: SetAdminParams, _) -> User in
+            guard let user = try await self.users.setAdmin(params.userID, params.admin) else { throw IdentityError.userNotFound }
+            return user
+        }
         router.register(Identity.deleteUser) { (params: UserIDParams, _) -> DeleteUserResult in
             let deleted = try await self.users.delete(params.userID)
             self.revocationsQueued()

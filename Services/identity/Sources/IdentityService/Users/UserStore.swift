@@ -46,6 +46,15 @@ struct UserStore: Sendable {
         return changed == 0 ? nil : try await self.user(id)
     }
 
+    func setAdmin(_ id: UUID, _ admin: Bool) async throws -> User? {
+        let changed = try await self.postgres.execute(
+            """
+            UPDATE identity.users SET is_admin = $2, updated_at = CASE WHEN is_admin = $2 THEN updated_at ELSE now() END
+            WHERE id = $1
+            """, [.uuid(id), .bool(admin)])
+        return changed == 0 ? nil : try await self.user(id)
+    }
+
     /// Deletes the user and its identities; their Apple refresh tokens move to the revocation
     /// outbox in the same transaction. False when there was no such user.
     func delete(_ id: UUID) async throws -> Bool {
