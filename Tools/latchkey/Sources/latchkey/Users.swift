@@ -48,28 +48,24 @@ struct Users: AsyncParsableCommand {
         }
     }
 
-    struct Deactivate: AsyncParsableCommand {
+    struct Deactivate: UserChange {
         static let configuration = CommandConfiguration(
             abstract: "Stop the user signing in and end every session and access token at once.")
         @OptionGroup var connection: OperatorConnection
         @Argument(help: "The user's id.") var userID: UUID
 
-        func run() async throws {
-            try await reportingFailures {
-                print(UserLine(try await self.connection.withAdministration { try await $0.deactivate(self.userID) }).text)
-            }
+        static func change(_ accounts: AccountAdministration, _ userID: UUID) async throws -> User {
+            try await accounts.deactivate(userID)
         }
     }
 
-    struct Activate: AsyncParsableCommand {
+    struct Activate: UserChange {
         static let configuration = CommandConfiguration(abstract: "Let a deactivated user sign in again.")
         @OptionGroup var connection: OperatorConnection
         @Argument(help: "The user's id.") var userID: UUID
 
-        func run() async throws {
-            try await reportingFailures {
-                print(UserLine(try await self.connection.withAdministration { try await $0.activate(self.userID) }).text)
-            }
+        static func change(_ accounts: AccountAdministration, _ userID: UUID) async throws -> User {
+            try await accounts.activate(userID)
         }
     }
 
@@ -106,29 +102,40 @@ struct Users: AsyncParsableCommand {
         }
     }
 
-    struct GrantAdmin: AsyncParsableCommand {
+    struct GrantAdmin: UserChange {
         static let configuration = CommandConfiguration(
             abstract: "Make the user an admin (adm: true in the tokens of sessions opened from now on).")
         @OptionGroup var connection: OperatorConnection
         @Argument(help: "The user's id.") var userID: UUID
 
-        func run() async throws {
-            try await reportingFailures {
-                print(UserLine(try await self.connection.withAdministration { try await $0.grantAdmin(self.userID) }).text)
-            }
+        static func change(_ accounts: AccountAdministration, _ userID: UUID) async throws -> User {
+            try await accounts.grantAdmin(userID)
         }
     }
 
-    struct RevokeAdmin: AsyncParsableCommand {
+    struct RevokeAdmin: UserChange {
         static let configuration = CommandConfiguration(
             abstract: "Take the admin role back and end the user's sessions (their tokens say adm).")
         @OptionGroup var connection: OperatorConnection
         @Argument(help: "The user's id.") var userID: UUID
 
-        func run() async throws {
-            try await reportingFailures {
-                print(UserLine(try await self.connection.withAdministration { try await $0.revokeAdmin(self.userID) }).text)
-            }
+        static func change(_ accounts: AccountAdministration, _ userID: UUID) async throws -> User {
+            try await accounts.revokeAdmin(userID)
+        }
+    }
+}
+
+/// A command that changes one user and prints the user as it is afterwards, on one line.
+protocol UserChange: AsyncParsableCommand {
+    var connection: OperatorConnection { get }
+    var userID: UUID { get }
+    static func change(_ accounts: AccountAdministration, _ userID: UUID) async throws -> User
+}
+
+extension UserChange {
+    func run() async throws {
+        try await reportingFailures {
+            print(UserLine(try await self.connection.withAdministration { try await Self.change($0, self.userID) }).text)
         }
     }
 }
