@@ -66,6 +66,8 @@ let package = Package(
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
             ],
             path: "Shared/Protocol"),
+        // How opaque values are spelled as text: base64url, random UUIDs.
+        .target(name: "TextCoding", path: "Shared/TextCoding"),
         .target(name: "Postgres", dependencies: ["CLibPQ", nio, nioPosix, logging, metrics], path: "Shared/Postgres"),
         .target(name: "Redis", dependencies: ["CHiredis", nio, nioPosix, logging, metrics], path: "Shared/Redis"),
         .target(
@@ -87,14 +89,15 @@ let package = Package(
         .target(
             name: "TokenService",
             dependencies: [
-                "TokensAPI", "ServiceKit", "ServiceProtocol", "Postgres", "Redis", "CLibCrypto", jwt, crypto, cryptoExtras, metrics,
+                "TokensAPI", "ServiceKit", "ServiceProtocol", "TextCoding", "Postgres", "Redis", "CLibCrypto", jwt, crypto, cryptoExtras, metrics,
                 logging, lifecycle,
             ],
             path: "Services/tokens/Sources/TokenService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "tokens", dependencies: ["TokenService", "ServiceKit"], path: "Services/tokens/Sources/tokens"),
         .target(name: "ContentStateAPI", dependencies: ["ServiceProtocol"], path: "Services/content-state/Sources/ContentStateAPI"),
         .target(
-            name: "ContentStateService", dependencies: ["ContentStateAPI", "ServiceKit", "ServiceProtocol", "Postgres", logging, lifecycle],
+            name: "ContentStateService",
+            dependencies: ["ContentStateAPI", "ServiceKit", "ServiceProtocol", "TextCoding", "Postgres", logging, lifecycle],
             path: "Services/content-state/Sources/ContentStateService",
             resources: [.embedInCode("Migrations")]),
         .executableTarget(
@@ -103,7 +106,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "ServiceKit", "ServiceProtocol", "Redis", hummingbird, jwt, crypto, logging, lifecycle, metrics, nio, nioPosix,
+                "ServiceKit", "ServiceProtocol", "TokensAPI", "TextCoding", "Redis", hummingbird, jwt, crypto, logging, lifecycle, metrics, nio, nioPosix,
                 nioFoundation,
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -126,7 +129,7 @@ let package = Package(
 
         // The mock Apple / Google identity provider for tests, the local stack and benchmarks.
         .target(
-            name: "MockIdentityProvider", dependencies: [hummingbird, jwt, crypto, cryptoExtras, logging],
+            name: "MockIdentityProvider", dependencies: ["TextCoding", hummingbird, jwt, crypto, cryptoExtras, logging],
             path: "Tools/mock-idp/Sources/MockIdentityProvider"),
         .executableTarget(
             name: "mock-idp", dependencies: ["MockIdentityProvider", "ServiceKit", logging],
@@ -181,6 +184,7 @@ let package = Package(
                 "ServiceKit", "ServiceProtocol", "Postgres", "Redis", hummingbird, logging,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),
+        .testTarget(name: "TextCodingTests", dependencies: ["TextCoding"]),
         .target(name: "TestSupport", dependencies: ["Redis", "Postgres", logging, jwt], path: "Tests/TestSupport"),
         .testTarget(
             name: "ExecutableTests",
@@ -193,7 +197,7 @@ let package = Package(
         .testTarget(
             name: "TokenServiceTests",
             dependencies: [
-                "TokenService", "TokensAPI", "TestSupport", "ServiceKit", "ServiceProtocol", "Postgres", "Redis", jwt, crypto, cryptoExtras,
+                "TokenService", "TokensAPI", "TextCoding", "TestSupport", "ServiceKit", "ServiceProtocol", "Postgres", "Redis", jwt, crypto, cryptoExtras,
                 logging, lifecycle,
             ]),
         .testTarget(
@@ -202,7 +206,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "Redis", "ServiceKit", "ServiceProtocol", "TestSupport", logging, lifecycle, jwt, crypto, cryptoExtras, nio,
+                "Gateway", "Redis", "ServiceKit", "ServiceProtocol", "TokensAPI", "TextCoding", "TestSupport", logging, lifecycle, jwt, crypto, cryptoExtras, nio,
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ]),
         .testTarget(

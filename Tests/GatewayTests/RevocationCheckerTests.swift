@@ -1,3 +1,4 @@
+import TokensAPI
 import Foundation
 import Logging
 import NIOCore

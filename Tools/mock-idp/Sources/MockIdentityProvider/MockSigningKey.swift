@@ -1,3 +1,4 @@
+import TextCoding
 import Foundation
 import JWTKit
 import _CryptoExtras
@@ -24,20 +25,4 @@ public struct MockSigningKey: Sendable {
 
     /// The public key in PEM, for the "HS256 signed with the public key" attack.
     public var publicKeyPEM: String { self.privateKey.publicKey.pemRepresentation }
-}
-
-/// base64url without padding, for JWK members and hand-tampered test tokens.
-public enum Base64URL {
-    public static func encode(_ data: some DataProtocol) -> String {
-        Data(data).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    public static func decode(_ text: some StringProtocol) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
-    }
 }

@@ -1,3 +1,4 @@
+import TextCoding
 import Foundation
 import JWTKit
 

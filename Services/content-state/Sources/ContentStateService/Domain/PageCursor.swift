@@ -1,3 +1,4 @@
+import TextCoding
 import ContentStateAPI
 import Foundation
 import ServiceKit

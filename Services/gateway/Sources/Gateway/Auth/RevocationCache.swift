@@ -1,3 +1,4 @@
+import TokensAPI
 import CoreMetrics
 import Foundation
 import Logging

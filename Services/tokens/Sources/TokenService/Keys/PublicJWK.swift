@@ -1,3 +1,4 @@
+import TextCoding
 import Crypto
 import Foundation
 import ServiceKit

@@ -1,3 +1,4 @@
+import TextCoding
 import CLibCrypto
 import Foundation
 import JWTKit

@@ -1,3 +1,4 @@
+import TextCoding
 import TokensAPI
 import Crypto
 import Foundation

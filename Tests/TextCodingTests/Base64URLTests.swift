@@ -1,6 +1,6 @@
 import Foundation
-import ServiceKit
 import Testing
+import TextCoding
 
 /// The hand-written base64url agrees with Foundation's base64 and refuses what JOSE forbids.
 @Suite struct Base64URLTests {

@@ -1,6 +1,6 @@
 import Foundation
-import ServiceKit
 import Testing
+import TextCoding
 
 @Suite struct RandomUUIDTests {
     @Test func randomUUIDsAreVersion4AndDistinct() {
