@@ -59,10 +59,13 @@ let package = Package(
             providers: [.apt(["libhiredis-dev"])]),
 
         // Shared libraries.
+        // Hand-written JSON coders for RPC payloads (docs/benchmarks.md: the instruction counts
+        // that justify them); anything they do not handle goes to Foundation's.
+        .target(name: "CompactJSON", path: "Shared/CompactJSON"),
         .target(
             name: "ServiceProtocol",
             dependencies: [
-                nio, nioPosix, nioFoundation, logging, lifecycle, metrics,
+                "CompactJSON", nio, nioPosix, nioFoundation, logging, lifecycle, metrics,
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
             ],
             path: "Shared/Protocol"),
@@ -106,7 +109,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "ServiceKit", "ServiceProtocol", "TokensAPI", "TextCoding", "Redis", hummingbird, jwt, crypto, logging, lifecycle, metrics, nio, nioPosix,
+                "ServiceKit", "ServiceProtocol", "TokensAPI", "TextCoding", "CompactJSON", "Redis", hummingbird, jwt, crypto, logging, lifecycle, metrics, nio, nioPosix,
                 nioFoundation,
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -154,6 +157,9 @@ let package = Package(
             ],
             path: "Benchmarks/tokens-bench"),
         .executableTarget(
+            name: "json-coders-bench", dependencies: ["ServiceProtocol", "ContentStateAPI", "TokensAPI"],
+            path: "Benchmarks/json-coders-bench"),
+        .executableTarget(
             name: "content-state-bench",
             dependencies: [
                 "BenchmarkSupport", "ContentStateService", "ContentStateAPI", "ServiceKit", "ServiceProtocol", "Postgres", logging,
@@ -172,7 +178,7 @@ let package = Package(
         .testTarget(
             name: "ServiceProtocolTests",
             dependencies: [
-                "ServiceProtocol", "TestSupport", logging, metrics, metricsTestKit, nio, nioPosix, nioFoundation,
+                "ServiceProtocol", "CompactJSON", "TestSupport", logging, metrics, metricsTestKit, nio, nioPosix, nioFoundation,
                 .product(name: "NIOTestUtils", package: "swift-nio"),
             ]),
         .testTarget(

@@ -7,8 +7,8 @@ import Foundation
 /// Anything else (floating-point numbers, `Date`, `Data`, `URL`, `Decimal`, super encoders, a
 /// value that encodes nothing, containers used out of order) makes it give up with
 /// `CompactJSON.Unsupported`, and `JSONCoders.encode` hands the value to `JSONEncoder`.
-enum CompactJSONEncoder {
-    static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+public enum CompactJSONEncoder {
+    public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         let writer = CompactJSONWriter()
         try writer.encodeValue(value, depth: 0, codingPath: [])
         try writer.finish()
@@ -91,12 +91,12 @@ final class CompactJSONWriter {
     /// `codingPath` is only computed for a value that encodes itself: building it for every
     /// string and number would cost an allocation each.
     func encodeValue<T: Encodable>(_ value: T, depth: Int, codingPath: @autoclosure () -> [any CodingKey]) throws {
-        // Metatype comparisons: a dynamic cast per case would cost more than the writing.
+        // A metatype comparison first, so that each cast is tried only where it succeeds.
         let type = T.self
-        if type == String.self {
-            self.writeString(CompactJSON.reinterpret(value, as: String.self))
-        } else if type == Bool.self {
-            self.bytes.append(contentsOf: CompactJSON.reinterpret(value, as: Bool.self) ? "true".utf8 : "false".utf8)
+        if type == String.self, let text = value as? String {
+            self.writeString(text)
+        } else if type == Bool.self, let flag = value as? Bool {
+            self.bytes.append(contentsOf: flag ? "true".utf8 : "false".utf8)
         } else if self.writeIfInteger(value) {
             return
         } else if type == Double.self || type == Float.self || type == Date.self || type == Data.self || type == URL.self
@@ -128,8 +128,8 @@ final class CompactJSONWriter {
     }
 
     private func write<T, I: FixedWidthInteger>(_ value: T, ifItIs integer: I.Type) -> Bool {
-        guard T.self == I.self else { return false }
-        self.writeInteger(CompactJSON.reinterpret(value, as: I.self))
+        guard T.self == I.self, let integer = value as? I else { return false }
+        self.writeInteger(integer)
         return true
     }
 

@@ -11,6 +11,8 @@ struct ErrorCatalogueTests {
         #expect((error?["message"] as? String)?.isEmpty == false, sourceLocation: sourceLocation)
         #expect(error?["request_id"] is String, sourceLocation: sourceLocation)
         #expect(reply.header("Content-Type")?.hasPrefix("application/json") == true, sourceLocation: sourceLocation)
+        // The same members in the same order on every response.
+        #expect(String(buffer: reply.body).hasPrefix(#"{"error":{"code":"\#(code)","message":""#), sourceLocation: sourceLocation)
     }
 
     @Test func requestAndTokenErrors() async throws {

@@ -7,13 +7,16 @@ import Testing
 /// A backend executable on its own RPC and ops ports, on the test run's Postgres and Redis,
 /// with a client for it.
 struct BackendProcess {
-    static let token = "executable-tests-service-token"
+    /// Its own SERVICE_TOKEN: a client that reached another test's process by mistake is
+    /// refused loudly instead of talking to a service configured otherwise.
+    let token: String
 
     let process: ServiceProcess
     let rpcPort: Int
     let opsPort: Int
 
-    init(_ name: String, _ extra: [String: String] = [:]) throws {
+    init(_ name: String, _ extra: [String: String] = [:], token: String = "executable-tests-\(UUID().uuidString)") throws {
+        self.token = token
         self.rpcPort = try freePort()
         self.opsPort = try freePort()
         self.process = try ServiceProcess(name, environment: [
@@ -22,7 +25,7 @@ struct BackendProcess {
             "RPC_HOST": "127.0.0.1",
             "RPC_PORT": "\(self.rpcPort)",
             "OPS_PORT": "\(self.opsPort)",
-            "SERVICE_TOKEN": Self.token,
+            "SERVICE_TOKEN": token,
             "LOG_LEVEL": "warning",
         ].merging(extra) { _, new in new })
     }
@@ -32,7 +35,7 @@ struct BackendProcess {
     func withClient<T: Sendable>(_ body: (RPCClient) async throws -> T) async throws -> T {
         var configuration = RPCClient.Configuration(
             endpoints: [RPCEndpoint(host: "127.0.0.1", port: self.rpcPort)], serviceName: self.process.name,
-            callerName: "executable-tests", serviceToken: Self.token)
+            callerName: "executable-tests", serviceToken: self.token)
         configuration.minimumBackoff = .milliseconds(20)
         configuration.callTimeout = .seconds(90)
         return try await RPCClient.withClient(configuration: configuration, logger: Logger(label: "test"), body)

@@ -31,7 +31,7 @@ import TokensAPI
         let backend = try BackendProcess(service)
         defer { backend.process.terminate() }
         try await backend.waitUntilHealthy()
-        let run = try runPython(port: backend.rpcPort, method: "health")
+        let run = try runPython(backend, method: "health")
         #expect(run.status == 0, "\(run.output)")
         let lines = run.output.split(separator: "\n").map(String.init)
         let hello = try #require(lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
@@ -47,17 +47,17 @@ import TokensAPI
         defer { backend.process.terminate() }
         try await backend.waitUntilHealthy()
         let user = UUID().uuidString.lowercased()
-        let query = try runPython(port: backend.rpcPort, method: "content.state.query", params: #"{"user_id":"\#(user)","item_ids":["a"]}"#)
+        let query = try runPython(backend, method: "content.state.query", params: #"{"user_id":"\#(user)","item_ids":["a"]}"#)
         #expect(query.status == 0, "\(query.output)")
         #expect(query.output.contains(#"{"result": {"items": {"a": {"favorited": false, "read": false, "unliked": false}}}}"#), "\(query.output)")
-        let bad = try runPython(port: backend.rpcPort, method: "content.state.query", params: #"{"user_id":"nope"}"#)
+        let bad = try runPython(backend, method: "content.state.query", params: #"{"user_id":"nope"}"#)
         #expect(bad.status == 1)
         #expect(bad.output.contains(#""code": "bad_request""#), "\(bad.output)")
     }
 
     @Test func theExampleServiceFiltersWhatTheUserHasRead() async throws {
         let tokens = try BackendProcess("tokens")
-        let contentState = try BackendProcess("content-state")
+        let contentState = try BackendProcess("content-state", token: tokens.token)
         defer {
             tokens.process.terminate()
             contentState.process.terminate()
@@ -70,7 +70,7 @@ import TokensAPI
         _ = try await contentState.withClient { try await $0.call(ContentState.unlikesPut, ItemParams(userID: user, itemID: "c")) }
         let environment = [
             "TOKENS_ENDPOINTS": "127.0.0.1:\(tokens.rpcPort)", "CONTENT_STATE_ENDPOINTS": "127.0.0.1:\(contentState.rpcPort)",
-            "SERVICE_TOKEN": BackendProcess.token,
+            "SERVICE_TOKEN": tokens.token,
         ]
         let filter = try ServiceProcess("read-filter", arguments: [pair.accessToken, "a", "b", "c", "d"], environment: environment)
         #expect(await filter.waitForExit(timeout: .seconds(90)) == 0, "\(filter.stderr)")
@@ -81,13 +81,13 @@ import TokensAPI
         #expect(refused.stderr.hasPrefix("unauthorized"), "\(refused.stderr)")
     }
 
-    /// Runs the Python client against `127.0.0.1:port`: its exit status and standard output.
-    func runPython(port: Int, method: String, params: String? = nil) throws -> (status: Int32, output: String) {
+    /// Runs the Python client against the backend: its exit status and standard output.
+    func runPython(_ backend: BackendProcess, method: String, params: String? = nil) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let script = Self.repository.appendingPathComponent("Examples/python/latchkey_rpc.py").path
-        process.arguments = ["python3", script, "127.0.0.1", "\(port)", method] + (params.map { [$0] } ?? [])
-        process.environment = ["SERVICE_TOKEN": BackendProcess.token, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        process.arguments = ["python3", script, "127.0.0.1", "\(backend.rpcPort)", method] + (params.map { [$0] } ?? [])
+        process.environment = ["SERVICE_TOKEN": backend.token, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -11,7 +11,7 @@ import FoundationNetworking
 /// Each executable starts on real Postgres and Redis, answers `hello` and `health` (the
 /// gateway: `GET /healthz`), and exits cleanly on SIGTERM.
 @Suite struct ServiceStartupTests {
-    static let token = "executable-tests-service-token"
+    static let token = "service-startup-tests-\(UUID().uuidString)"
 
     private func environment(port: Int) throws -> [String: String] {
         [

@@ -1,3 +1,4 @@
+import CompactJSON
 import Foundation
 import NIOCore
 import Testing

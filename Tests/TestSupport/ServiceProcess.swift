@@ -57,24 +57,30 @@ public final class ServiceProcess: @unchecked Sendable {
     }
 }
 
-/// A TCP port nothing listens on right now.
+/// A TCP port nothing listens on right now, for a server a test starts. Taken at random
+/// below the kernel's ephemeral range (32768 and up): a port from that range, once released,
+/// can be taken at any moment as the local port of some outgoing connection, and the server
+/// then fails to bind it.
 public func freePort() throws -> Int {
+    for _ in 0..<200 {
+        let port = Int.random(in: 20_000..<32_000)
+        if canBind(port: port) { return port }
+    }
+    throw POSIXError(.EADDRINUSE)
+}
+
+private func canBind(port: Int) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-            bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-        }
+    address.sin_port = UInt16(port).bigEndian
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
     }
-    guard bound else { throw POSIXError(.EADDRINUSE) }
-    return Int(UInt16(bigEndian: address.sin_port))
 }
-
 
 /// A variable the test script exports; a test that needs it fails loudly without it.
 public func requiredEnvironment(_ name: String) throws -> String {

@@ -1,3 +1,4 @@
+import CompactJSON
 import Foundation
 import NIOCore
 import NIOFoundationCompat
@@ -28,7 +29,13 @@ public struct Empty: Codable, Sendable, Hashable {
 /// and every error, is what Foundation's coders alone would give. The Foundation coders are
 /// shared: creating them per message costs more than the small payloads they handle.
 enum JSONCoders {
-    static let encoder = JSONEncoder()
+    /// Keys sorted: Foundation's encoder otherwise writes an object's members in an order that
+    /// changes from one run to the next.
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
     static let decoder = JSONDecoder()
     static let emptyObject = Data("{}".utf8)
 

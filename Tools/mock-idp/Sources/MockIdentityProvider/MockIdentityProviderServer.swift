@@ -48,6 +48,7 @@ enum MockHTTP {
     static func json(encodable: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = .sortedKeys
         return body(try encoder.encode(encodable), status: status, headers: [:])
     }
 

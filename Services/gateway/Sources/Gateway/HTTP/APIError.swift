@@ -69,7 +69,7 @@ struct APIError: HTTPResponseError {
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(
             status: self.status, headers: headers,
-            body: .init(byteBuffer: ByteBuffer(data: try JSONEncoder().encode(body))))
+            body: .init(byteBuffer: ByteBuffer(data: try JSONCoding.encoder.encode(body))))
     }
 }
 

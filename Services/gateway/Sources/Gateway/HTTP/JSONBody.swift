@@ -1,3 +1,4 @@
+import CompactJSON
 import Foundation
 import Hummingbird
 import NIOCore
@@ -182,11 +183,12 @@ func jsonResponse(_ buffer: ByteBuffer, status: HTTPResponse.Status = .ok) -> Re
     Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: buffer))
 }
 
-/// The encoder of the gateway's own response bodies: slashes left unescaped for clients.
+/// The encoder of the gateway's own response bodies: slashes left unescaped for clients, and
+/// keys sorted, so that the same object is the same bytes on every response.
 enum JSONCoding {
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         return encoder
     }()
 }
