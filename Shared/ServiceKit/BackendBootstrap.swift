@@ -50,6 +50,8 @@ public enum BackendBootstrap {
         var configuration = RPCServer.Configuration(
             serviceName: name, serviceToken: common.serviceToken, host: common.rpcHost, port: common.rpcPort)
         configuration.serviceVersion = latchkeyVersion
+        configuration.helloTimeout = common.rpcHelloTimeout
+        configuration.maximumConnections = common.rpcMaxConnections
         return try await RPCServer.bind(configuration: configuration, router: router, logger: logger)
     }
 

@@ -22,6 +22,10 @@ public struct CommonConfiguration: Sendable {
     public var rpcHost: String
     public var rpcPort: Int
     public var opsPort: Int
+    /// A connection without a good `hello` by then is closed (`RPC_HELLO_TIMEOUT`, 5 s).
+    public var rpcHelloTimeout: Duration
+    /// Open RPC connections at most (`RPC_MAX_CONNECTIONS`, 1024).
+    public var rpcMaxConnections: Int
 
     /// The token used in development when `SERVICE_TOKEN` is unset; refused in production.
     public static let developmentServiceToken = "development-service-token"
@@ -43,6 +47,8 @@ public struct CommonConfiguration: Sendable {
         self.rpcHost = env.string("RPC_HOST", default: "0.0.0.0")
         self.rpcPort = try env.port("RPC_PORT", default: defaultRPCPort)
         self.opsPort = try env.port("OPS_PORT", default: defaultOpsPort)
+        self.rpcHelloTimeout = try env.seconds("RPC_HELLO_TIMEOUT", default: 5, range: 1...300)
+        self.rpcMaxConnections = try env.int("RPC_MAX_CONNECTIONS", default: 1024, range: 1...1_000_000)
     }
 }
 

@@ -35,7 +35,10 @@ final class TestService: Sendable {
         }
         var logger = Logger(label: "content-state.test")
         logger.logLevel = .warning
-        let postgres = PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: 8), logger: logger)
+        var postgresConfiguration = PostgresConfiguration(url: url, poolSize: 8)
+        // Every test of the suite shares this pool: on a loaded machine a statement may wait long.
+        postgresConfiguration.acquireTimeout = .seconds(60)
+        let postgres = PostgresClient(configuration: postgresConfiguration, logger: logger)
         try await Migrator.migrate(postgres, schema: ContentStateApp.schema, migrations: ContentStateApp.migrations, logger: logger)
         var router = RPCRouter()
         ContentStateMethods.register(on: &router, postgres: postgres, configuration: configuration)

@@ -27,6 +27,12 @@ public final class RPCServer: Service, Sendable {
         public var maximumFrameSize: Int = 1 << 20
         /// Requests running at once on one connection; more wait for a free slot.
         public var maximumConcurrentRequestsPerConnection: Int = 512
+        /// A connection that has not sent a good `hello` by then is told `unauthenticated` and
+        /// closed, so connections that never speak cannot pile up (`RPC_HELLO_TIMEOUT`).
+        public var helloTimeout: Duration = .seconds(5)
+        /// Open connections at most; one more is told `service_unavailable` and closed
+        /// (`RPC_MAX_CONNECTIONS`).
+        public var maximumConnections: Int = 1024
 
         public init(serviceName: String, serviceToken: String, host: String = "127.0.0.1", port: Int = 0) {
             self.serviceName = serviceName
@@ -97,6 +103,7 @@ public final class RPCServer: Service, Sendable {
             try await withThrowingDiscardingTaskGroup { group in
                 try await self.listener.executeThenClose { inbound in
                     for try await connection in inbound {
+                        guard self.admit(connection) else { continue }
                         group.addTask {
                             self.track(connection)
                             await withTaskCancellationHandler {
@@ -130,6 +137,18 @@ public final class RPCServer: Service, Sendable {
         for channel in open {
             channel.close(mode: .input, promise: nil)
         }
+    }
+
+    /// False, after telling the caller and closing, when the server already holds
+    /// `maximumConnections` connections.
+    private func admit(_ channel: any Channel) -> Bool {
+        let open = self.connections.withLock { $0.count }
+        guard open >= self.core.configuration.maximumConnections else { return true }
+        self.core.refusals.tooManyConnections.increment()
+        self.logger.warning("Refused a connection: too many open", metadata: ["rpc.connections": "\(open)"])
+        let reply = RPCRouter.encodeError(RPCError(.serviceUnavailable, "Too many connections, try another replica or later"), id: 0)
+        channel.writeAndFlush(reply).whenComplete { _ in channel.close(promise: nil) }
+        return false
     }
 
     func track(_ channel: any Channel) {

@@ -24,6 +24,8 @@ final class RPCServerConnectionHandler: ChannelDuplexHandler {
     private var inFlight = 0
     private var inputClosed = false
     private var readHeld = false
+    /// Closes the connection if no good `hello` came in time; cancelled by one.
+    private var helloDeadline: Scheduled<Void>?
 
     init(core: RPCServerCore) {
         self.core = core
@@ -32,7 +34,24 @@ final class RPCServerConnectionHandler: ChannelDuplexHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         self.logger[metadataKey: "rpc.peer"] = "\(context.remoteAddress?.description ?? "?")"
+        let timeout = self.core.configuration.helloTimeout
+        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        self.helloDeadline = context.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
+            let (handler, context) = loopBound.value
+            guard case .awaitingHello = handler.state else { return }
+            handler.core.refusals.helloTimeout.increment()
+            handler.logger.warning("Closing a connection that sent no hello in time")
+            let reply = RPCRouter.encodeError(RPCError(.unauthenticated, "No hello within \(timeout)"), id: 0)
+            handler.closeAfterWriting(reply, context: context)
+        }
         context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.helloDeadline?.cancel()
+        self.helloDeadline = nil
+        context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -42,6 +61,8 @@ final class RPCServerConnectionHandler: ChannelDuplexHandler {
             let (reply, caller) = self.core.handshake(frame)
             if let caller {
                 self.state = .ready(caller: caller)
+                self.helloDeadline?.cancel()
+                self.helloDeadline = nil
                 self.logger[metadataKey: "rpc.caller"] = "\(caller)"
                 context.writeAndFlush(self.wrapOutboundOut(reply), promise: nil)
             } else {

@@ -9,6 +9,8 @@ final class RPCServerCore: Sendable {
     let configuration: RPCServer.Configuration
     let router: RPCRouter
     let logger: Logger
+    let refusals = RPCConnectionRefusals()
+
     init(configuration: RPCServer.Configuration, router: RPCRouter, logger: Logger) {
         self.configuration = configuration
         self.router = router
