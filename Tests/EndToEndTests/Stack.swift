@@ -196,7 +196,8 @@ final class Stack: Sendable {
         }
     }
 
-    /// One HTTP request to the gateway; `body` is a JSON object (or raw text when a String).
+    /// One HTTP request to the gateway; `body` is a JSON object (or raw text when a String,
+    /// raw bytes when `Data`), sent as `application/json` unless `headers` name a `Content-Type`.
     func request(
         _ method: String, _ path: String, body: Any? = nil, token: String? = nil, headers: [String: String] = [:]
     ) async throws -> Reply {
@@ -206,8 +207,10 @@ final class Stack: Sendable {
         request.headers.add(name: "X-Forwarded-For", value: self.clientAddress)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body {
-            let data = try (body as? String).map { Data($0.utf8) } ?? JSONSerialization.data(withJSONObject: body)
-            request.headers.add(name: "Content-Type", value: "application/json")
+            let data = try (body as? Data) ?? (body as? String).map { Data($0.utf8) } ?? JSONSerialization.data(withJSONObject: body)
+            if !headers.keys.contains(where: { $0.lowercased() == "content-type" }) {
+                request.headers.add(name: "Content-Type", value: "application/json")
+            }
             request.body = .bytes(ByteBuffer(data: data))
         }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))

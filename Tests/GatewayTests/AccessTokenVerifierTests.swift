@@ -28,7 +28,8 @@ import _CryptoExtras
             let verified = try await verifier.verify(token, logger: keys.logger)
             #expect(verified.caller.userID.uuidString.lowercased() == claims.sub)
             #expect(verified.caller.sessionID.uuidString.lowercased() == claims.sid)
-            #expect(verified.issuedAt == claims.iat)
+            // In milliseconds, compared with a user's not-before.
+            #expect(verified.issuedAt == Int64(claims.iat) * 1000)
         }
     }
 

@@ -29,6 +29,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let lastIdentity = ErrorCode("last_identity")
     public static let conflict = ErrorCode("conflict")
     public static let payloadTooLarge = ErrorCode("payload_too_large")
+    /// A non-empty body whose `Content-Type` is not JSON.
+    public static let unsupportedMediaType = ErrorCode("unsupported_media_type")
     public static let rateLimited = ErrorCode("rate_limited")
     public static let serviceUnavailable = ErrorCode("service_unavailable")
     public static let `internal` = ErrorCode("internal")

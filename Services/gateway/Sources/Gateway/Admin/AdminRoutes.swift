@@ -73,6 +73,8 @@ struct AdminRoutes: Sendable {
         }
         api.post("users/:id/revoke-sessions") { _, context in
             let user = try Self.userID(context)
+            // An unknown user is 404, as for every other admin action.
+            _ = try await self.orchestration.user(user.uuidString.lowercased(), context: context)
             let result = try await self.orchestration.revoke(
                 "tokens.revokeAll", ["user_id": .string(user.uuidString.lowercased())], user: user, context: context)
             return jsonResponse(result)

@@ -30,6 +30,8 @@ struct APIError: HTTPResponseError {
     static let unauthorized = APIError(.unauthorized, .unauthorized, "Sign in again")
     static let notFound = APIError(.notFound, .notFound, "Not found")
     static let payloadTooLarge = APIError(.contentTooLarge, .payloadTooLarge, "The request body is too large")
+    static let unsupportedMediaType = APIError(
+        .unsupportedMediaType, .unsupportedMediaType, "Send the body as JSON, with Content-Type: application/json")
     static let internalError = APIError(.internalServerError, .internal, "Something went wrong on our side")
 
     /// The HTTP status of each catalogue code (DESIGN.md section 6), in one place.
@@ -41,6 +43,7 @@ struct APIError: HTTPResponseError {
         case .notFound: .notFound
         case .identityAlreadyLinked, .lastIdentity, .conflict: .conflict
         case .payloadTooLarge: .contentTooLarge
+        case .unsupportedMediaType: .unsupportedMediaType
         case .rateLimited: .tooManyRequests
         case .serviceUnavailable, .deadlineExceeded: .serviceUnavailable
         default: .internalServerError

@@ -31,6 +31,9 @@ extension IdentityBackend {
             }
             let query = params.query?.trimmingCharacters(in: .whitespaces)
             guard (query?.count ?? 0) <= 256 else { throw IdentityError.badRequest("query is too long") }
+            guard query.map(StorableText.isStorable) ?? true else {
+                throw IdentityError.badRequest("query must not contain NUL characters")
+            }
             let page = try await self.users.list(
                 query: query?.isEmpty == false ? query : nil, limit: limit, after: cursor)
             return ListUsersResult(users: page.users, nextCursor: page.next?.text)

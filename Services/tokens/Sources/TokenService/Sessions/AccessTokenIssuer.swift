@@ -33,7 +33,10 @@ struct AccessTokenIssuer: Sendable {
             iat: IssuedAtClaim(value: issuedAt),
             exp: ExpirationClaim(value: expiresAt),
             jti: IDClaim(value: UUID.random().uuidString.lowercased()),
-            adm: session.isAdmin ? true : nil)
+            adm: session.isAdmin ? true : nil,
+            // A user's not-before is compared to the millisecond, so that a sign-in after a
+            // reactivation in the same second is not refused; `iat` and `exp` stay whole seconds.
+            iat_ms: RevocationKeys.milliseconds(now, rounding: .down))
         return TokenPair(
             accessToken: try await self.keyRing.sign(claims),
             tokenType: "Bearer",

@@ -23,7 +23,8 @@ struct AccessTokenVerifier: Sendable {
         let issuedAt = claims.iat.value
         let answer: RevocationList.Answer
         do {
-            answer = try await self.revocations.check(sessionID: sessionID, userID: userID, issuedAt: issuedAt)
+            answer = try await self.revocations.check(
+                sessionID: sessionID, userID: userID, issuedAtMilliseconds: claims.issuedAtMilliseconds)
         } catch {
             self.logger.warning("Redis revocation check failed; asking Postgres", metadata: ["error": "\(error)"])
             answer = .unknown
@@ -32,7 +33,9 @@ struct AccessTokenVerifier: Sendable {
         switch answer {
         case .revoked: revoked = true
         case .live: revoked = false
-        case .unknown: revoked = try await self.sessions.isRevoked(sessionID: sessionID, userID: userID, issuedAt: issuedAt)
+        case .unknown:
+            revoked = try await self.sessions.isRevoked(
+                sessionID: sessionID, userID: userID, issuedAt: Date(timeIntervalSince1970: Double(claims.issuedAtMilliseconds) / 1000))
         }
         guard !revoked else { throw TokenError.invalidAccessToken }
         return VerifiedAccessToken(
