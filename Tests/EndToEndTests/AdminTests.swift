@@ -61,7 +61,7 @@ struct AdminTests {
             #expect(revoke.json["revoked_sessions"] as? Int == 1)
             let revoked = try await stack.request("GET", "/api/v1/auth/me", token: back.accessToken)
             #expect(revoked.status == 401)
-            #expect(revoked.errorCode == "unauthorized")
+            #expect(revoked.errorCode == "session_revoked")
             // Every admin action answers 404 for a user that does not exist.
             let nobody = UUID().uuidString.lowercased()
             for (method, action) in [("POST", "/deactivate"), ("POST", "/activate"), ("POST", "/revoke-sessions")] {

@@ -23,7 +23,7 @@ import Testing
             let result = try await tokens.client.call(
                 Tokens.revoke, RevokeParams(userID: user, sessionID: revoked.sessionID))
             #expect(result.revoked)
-            #expect(await tokens.errorCode { try await tokens.verify(revoked.accessToken) } == .unauthorized)
+            #expect(await tokens.errorCode { try await tokens.verify(revoked.accessToken) } == .sessionRevoked)
             #expect(await tokens.errorCode { try await tokens.refresh(revoked.refreshToken) } == .invalidRefreshToken)
             #expect(try await tokens.verify(kept.accessToken).sessionID == kept.sessionID)
             let ttl = try await tokens.redis.command(["TTL", RevocationKeys.session(revoked.sessionID)]).intValue ?? -2
@@ -61,14 +61,14 @@ import Testing
             #expect(result.revokedSessions == 2)
             #expect(try await tokens.verify(pairs[0].accessToken).sessionID == pairs[0].sessionID)
             for pair in pairs.dropFirst() {
-                #expect(await tokens.errorCode { try await tokens.verify(pair.accessToken) } == .unauthorized)
+                #expect(await tokens.errorCode { try await tokens.verify(pair.accessToken) } == .sessionRevoked)
                 #expect(try await tokens.redis.command(["EXISTS", RevocationKeys.session(pair.sessionID)]).intValue == 1)
             }
             let list = try await tokens.client.call(Tokens.listSessions, ListSessionsParams(userID: user))
             #expect(list.sessions.map(\.id) == [pairs[0].sessionID])
             let all = try await tokens.client.call(Tokens.revokeAll, RevokeAllParams(userID: user))
             #expect(all.revokedSessions == 1)
-            #expect(await tokens.errorCode { try await tokens.verify(pairs[0].accessToken) } == .unauthorized)
+            #expect(await tokens.errorCode { try await tokens.verify(pairs[0].accessToken) } == .sessionRevoked)
         }
     }
 
@@ -86,7 +86,7 @@ import Testing
             #expect(stored.flatMap(RevocationKeys.notBeforeMilliseconds) == Int64((result.notBefore * 1000).rounded()))
             let ttl = try await tokens.redis.command(["TTL", RevocationKeys.user(user)]).intValue ?? -2
             #expect(ttl >= 900)
-            #expect(await tokens.errorCode { try await tokens.verify(pair.accessToken) } == .unauthorized)
+            #expect(await tokens.errorCode { try await tokens.verify(pair.accessToken) } == .sessionRevoked)
             // A sign-in after the not-before (reactivation) gets working tokens, even within the
             // same second as the revocation.
             tokens.clock.advance(by: 0.002)
@@ -124,7 +124,7 @@ import Testing
             _ = try await tokens.client.call(Tokens.revoke, RevokeParams(userID: user, sessionID: pair.sessionID))
             // Redis restarted empty: marker and keys gone. Verify still refuses (Postgres answers).
             _ = try await redis.command(["DEL", RevocationKeys.complete, RevocationKeys.session(pair.sessionID)])
-            #expect(await tokens.errorCode { try await tokens.verify(pair.accessToken) } == .unauthorized)
+            #expect(await tokens.errorCode { try await tokens.verify(pair.accessToken) } == .sessionRevoked)
             // Within a few reseed intervals the key and the marker are back.
             try await waitUntil("the re-seeder sets the marker again", interval: .milliseconds(100)) {
                 try await redis.command(["EXISTS", RevocationKeys.complete]).intValue == 1

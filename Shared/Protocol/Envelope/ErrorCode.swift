@@ -19,6 +19,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     // Public catalogue.
     public static let badRequest = ErrorCode("bad_request")
     public static let unauthorized = ErrorCode("unauthorized")
+    /// An access token past its `exp` (plus the leeway): refresh.
+    public static let tokenExpired = ErrorCode("token_expired")
+    /// An access token whose session or user was revoked: sign in again.
+    public static let sessionRevoked = ErrorCode("session_revoked")
     public static let invalidIdentityToken = ErrorCode("invalid_identity_token")
     public static let invalidRefreshToken = ErrorCode("invalid_refresh_token")
     public static let refreshTokenReused = ErrorCode("refresh_token_reused")

@@ -46,8 +46,9 @@ struct AccessTokenVerifier: Sendable {
     /// signature check (revocation is still checked on every request).
     let verified = VerifiedTokenCache()
 
-    /// The verified caller; `APIError.unauthorized` for any defect (the reason goes to the log
-    /// at debug level only), `service_unavailable` when the keys cannot be fetched.
+    /// The verified caller; `APIError.tokenExpired` for a well-signed token past `exp` (plus
+    /// the leeway), `APIError.unauthorized` for any other defect (the reason goes to the log at
+    /// debug level only), `service_unavailable` when the keys cannot be fetched.
     func verify(_ tokenText: String, logger: Logger) async throws -> VerifiedToken {
         guard tokenText.utf8.count <= 8192 else { throw APIError.unauthorized }
         let now = Date().timeIntervalSince1970
@@ -66,13 +67,13 @@ struct AccessTokenVerifier: Sendable {
         }
         let leeway = Double(self.leeway)
         guard claims.iss.value == self.issuer, claims.aud.value.contains(self.audience),
-            claims.exp.value.timeIntervalSince1970 + leeway > now,
             claims.iat.value.timeIntervalSince1970 - leeway <= now,
             let userID = UUID(uuidString: claims.sub.value), let sessionID = UUID(uuidString: claims.sid)
         else {
             logger.debug("Access token refused: claims")
             throw APIError.unauthorized
         }
+        guard claims.exp.value.timeIntervalSince1970 + leeway > now else { throw APIError.tokenExpired }
         let token = VerifiedToken(
             caller: Caller(userID: userID, sessionID: sessionID, isAdmin: claims.adm ?? false),
             issuedAt: claims.issuedAtMilliseconds)

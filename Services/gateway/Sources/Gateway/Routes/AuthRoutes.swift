@@ -29,7 +29,7 @@ struct AuthRoutes: Sendable {
             guard let token = body["refresh_token"], case .string(let text) = token, !text.isEmpty else {
                 throw APIError.badRequest("refresh_token is required")
             }
-            return try jsonResponse(try await self.orchestration.refresh(refreshToken: token, context: context))
+            return try await self.orchestration.refresh(refreshToken: token, context: context).response()
         }
     }
 
@@ -113,8 +113,7 @@ struct AuthRoutes: Sendable {
 
     private func signIn(provider: String, body: JSONObject, context: GatewayRequestContext) async throws -> Response {
         let credential = try Self.credential(provider: provider, body: body)
-        let response = try await self.orchestration.signIn(credential: credential, deviceName: body["device_name"], context: context)
-        return try jsonResponse(response)
+        return try await self.orchestration.signIn(credential: credential, deviceName: body["device_name"], context: context).response()
     }
 
     /// The provider credential identity expects, from a sign-in or link body.

@@ -41,6 +41,7 @@ struct AccessTokenIssuer: Sendable {
             accessToken: try await self.keyRing.sign(claims),
             tokenType: "Bearer",
             expiresIn: max(0, Int(expiresAt.timeIntervalSince(issuedAt))),
+            expiresAt: RFC3339.format(expiresAt),
             refreshToken: refreshToken.text,
             refreshExpiresAt: RFC3339.format(session.expiresAt),
             sessionID: session.sessionID,
