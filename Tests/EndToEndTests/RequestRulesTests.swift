@@ -23,7 +23,7 @@ struct RequestRulesTests {
             let text = ["Content-Type": "text/plain"]
             let routes: [(String, String, String?)] = [
                 ("POST", "/api/v1/auth/google", nil), ("POST", "/api/v1/auth/refresh", nil),
-                ("POST", "/api/v1/auth/logout", token),
+                ("POST", "/api/v1/auth/apple/notifications", nil), ("POST", "/api/v1/auth/logout", token),
                 ("POST", "/api/v1/auth/identities/google", token), ("PUT", "/api/v1/favorites/a", token),
                 ("POST", "/api/v1/read/batch", token), ("POST", "/api/v1/state/query", token), ("POST", "/admin/login", nil),
             ]

@@ -11,7 +11,8 @@ struct AuthRoutes: Sendable {
     let limits: GatewayConfiguration.RateLimits
     let maxBodyBytes: Int
 
-    /// Routes without a bearer token: sign-in and refresh (rate limited per client IP).
+    /// Routes without a bearer token: sign-in, refresh and Apple's notifications (rate limited
+    /// per client IP).
     func addPublic(to group: RouterGroup<GatewayRequestContext>) {
         group.post("auth/apple") { request, context in
             try await self.rateLimiter.check("signin", limit: self.limits.signInPerMinute, request: request, context: context)
@@ -22,6 +23,16 @@ struct AuthRoutes: Sendable {
             try await self.rateLimiter.check("signin", limit: self.limits.signInPerMinute, request: request, context: context)
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
             return try await self.signIn(provider: "google", body: body, context: context)
+        }
+        group.post("auth/apple/notifications") { request, context in
+            try await self.rateLimiter.check(
+                "apple_notifications", limit: self.limits.signInPerMinute, request: request, context: context)
+            let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
+            guard let payload = body["payload"]?.stringValue, !payload.isEmpty else {
+                throw APIError.badRequest("payload is required: the JWS Apple signed")
+            }
+            try await AppleNotificationFlow(orchestration: self.orchestration).receive(payload: payload, context: context)
+            return Response(status: .ok)
         }
         group.post("auth/refresh") { request, context in
             try await self.rateLimiter.check("refresh", limit: self.limits.refreshPerMinute, request: request, context: context)

@@ -48,6 +48,13 @@ extension IdentityBackend {
             guard let user = try await self.users.setAdmin(params.userID, params.admin) else { throw IdentityError.userNotFound }
             return user
         }
+        router.register(Identity.appleNotification) { (params: AppleNotificationParams, _) in
+            try await self.appleNotifications.receive(params)
+        }
+        router.register(Identity.completeAppleNotification) { (params: CompleteAppleNotificationParams, _) -> Empty in
+            try await self.appleNotifications.store.complete(params.jti)
+            return Empty()
+        }
         router.register(Identity.deleteUser) { (params: UserIDParams, _) -> DeleteUserResult in
             let deleted = try await self.users.delete(params.userID)
             self.revocationsQueued()
