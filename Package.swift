@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "ServiceKit", "ServiceProtocol", "TokensAPI", "TextCoding", "CompactJSON", "Redis", hummingbird, jwt, crypto, logging, lifecycle, metrics, nio, nioPosix,
+                "ServiceKit", "ServiceProtocol", "IdentityAPI", "TokensAPI", "TextCoding", "CompactJSON", "Redis", hummingbird, jwt, crypto, logging, lifecycle, metrics, nio, nioPosix,
                 nioFoundation,
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),

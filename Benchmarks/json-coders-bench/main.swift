@@ -57,7 +57,7 @@ let payloads: [Payload] = [
         roundTrip: roundTrip(
             TokenPair(
                 accessToken: String(repeating: "eyJhbGciOiJSUzI1NiIsImtpZCI6Ik5aYkxzWGg4dURDY2QtNk1Od1hGNFc", count: 8),
-                tokenType: "Bearer", expiresIn: 900, refreshToken: "3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                tokenType: "Bearer", expiresIn: 900, expiresAt: "2026-11-25T04:47:04.000Z", refreshToken: "3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
                 refreshExpiresAt: "2026-12-25T04:32:04.000Z", sessionID: user, userID: user, isAdmin: false))),
 ]
 

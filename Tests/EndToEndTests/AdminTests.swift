@@ -45,9 +45,12 @@ struct AdminTests {
             #expect(signIn.errorCode == "user_inactive")
             #expect(try await stack.request("POST", "/api/v1/auth/refresh", body: ["refresh_token": user.refreshToken]).status == 401)
 
-            // The user's not-before is the deactivation time rounded up to a whole second (access
-            // tokens carry whole-second `iat`): a token from a new sign-in is live after it.
-            try await Task.sleep(for: .milliseconds(1100))
+            // Activated again, the user signs in at once (within the same second as the
+            // deactivation, usually): the fresh token works, whatever the clock's second says.
+            // Deactivated again just after a second begins, so that what follows shares its second.
+            let millisecond = Int(Date().timeIntervalSince1970 * 1000) % 1000
+            try await Task.sleep(for: .milliseconds(1000 - millisecond + 5))
+            #expect(try await stack.request("POST", "/admin/api/users/\(user.userID)/deactivate", headers: admin).status == 200)
             let activate = try await stack.request("POST", "/admin/api/users/\(user.userID)/activate", headers: admin)
             #expect(activate.json["is_active"] as? Bool == true)
             let back = try await stack.signInApple(subject: subject)
@@ -56,7 +59,16 @@ struct AdminTests {
             let revoke = try await stack.request("POST", "/admin/api/users/\(user.userID)/revoke-sessions", headers: admin)
             #expect(revoke.status == 200)
             #expect(revoke.json["revoked_sessions"] as? Int == 1)
-            #expect(try await stack.request("GET", "/api/v1/auth/me", token: back.accessToken).status == 401)
+            let revoked = try await stack.request("GET", "/api/v1/auth/me", token: back.accessToken)
+            #expect(revoked.status == 401)
+            #expect(revoked.errorCode == "session_revoked")
+            // Every admin action answers 404 for a user that does not exist.
+            let nobody = UUID().uuidString.lowercased()
+            for (method, action) in [("POST", "/deactivate"), ("POST", "/activate"), ("POST", "/revoke-sessions")] {
+                let reply = try await stack.request(method, "/admin/api/users/\(nobody)\(action)", headers: admin)
+                #expect(reply.status == 404, "\(action)")
+                #expect(reply.errorCode == "not_found")
+            }
 
             #expect(try await stack.request("PUT", "/api/v1/favorites/kept", token: back.accessToken).status == 401)
             let fresh = try await stack.signInApple(subject: subject)

@@ -123,7 +123,7 @@ struct SignInFlowTests {
             #expect(reuse.header("WWW-Authenticate") == "Bearer")
             let revoked = try await stack.request("GET", "/api/v1/auth/me", token: next.accessToken)
             #expect(revoked.status == 401)
-            #expect(revoked.errorCode == "unauthorized")
+            #expect(revoked.errorCode == "session_revoked")
             let dead = try await stack.request("POST", "/api/v1/auth/refresh", body: ["refresh_token": next.refreshToken])
             #expect(dead.errorCode == "invalid_refresh_token")
         }

@@ -19,6 +19,8 @@ final class Stack: Sendable {
     let redisURL: String
     let processes: [String: ServiceProcess]
     let tokensPorts: [Int]
+    /// The operations port (`/metrics`) of each backend but tokens, by process name.
+    let opsPorts: [String: Int]
     /// The signing key folder every tokens replica shares.
     let keysFolder: URL
     /// What an operator's tool sets to reach the backends: `SERVICE_TOKEN` and the
@@ -28,9 +30,10 @@ final class Stack: Sendable {
     let clientAddress = "10.\(UInt8.random(in: 0...255)).\(UInt8.random(in: 0...255)).\(UInt8.random(in: 1...254))"
 
     private init(
-        gatewayURL: String, mockURL: String, redisURL: String, processes: [String: ServiceProcess], tokensPorts: [Int], keysFolder: URL,
-        operatorEnvironment: [String: String]
+        gatewayURL: String, mockURL: String, redisURL: String, processes: [String: ServiceProcess], tokensPorts: [Int],
+        opsPorts: [String: Int], keysFolder: URL, operatorEnvironment: [String: String]
     ) {
+        self.opsPorts = opsPorts
         self.operatorEnvironment = operatorEnvironment
         self.keysFolder = keysFolder
         self.gatewayURL = gatewayURL
@@ -66,6 +69,7 @@ final class Stack: Sendable {
         let redisURL = try redisURL ?? requiredEnvironment("REDIS_URL")
         let serviceToken = "e2e-service-token-\(UUID().uuidString)"
         var processes: [String: ServiceProcess] = [:]
+        var opsPorts: [String: Int] = [:]
         do {
             let mockPort = try freePort()
             processes["mock-idp"] = try ServiceProcess(
@@ -81,7 +85,9 @@ final class Stack: Sendable {
                 let port = try freePort()
                 var environment = common.merging(extra) { _, new in new }
                 environment["RPC_PORT"] = "\(port)"
-                environment["OPS_PORT"] = "\(try freePort())"
+                let opsPort = try freePort()
+                environment["OPS_PORT"] = "\(opsPort)"
+                opsPorts[name] = opsPort
                 processes[name] = try ServiceProcess(name, environment: environment)
                 return port
             }
@@ -124,7 +130,7 @@ final class Stack: Sendable {
             processes["gateway"] = try ServiceProcess("gateway", environment: gateway)
             let stack = Stack(
                 gatewayURL: "http://127.0.0.1:\(httpPort)", mockURL: mockURL, redisURL: redisURL, processes: processes,
-                tokensPorts: tokensPorts, keysFolder: keysFolder,
+                tokensPorts: tokensPorts, opsPorts: opsPorts, keysFolder: keysFolder,
                 operatorEnvironment: gateway.filter { ["SERVICE_TOKEN", "IDENTITY_ENDPOINTS", "TOKENS_ENDPOINTS", "CONTENT_STATE_ENDPOINTS"].contains($0.key) })
             try await stack.waitUntilReady()
             return stack
@@ -196,7 +202,8 @@ final class Stack: Sendable {
         }
     }
 
-    /// One HTTP request to the gateway; `body` is a JSON object (or raw text when a String).
+    /// One HTTP request to the gateway; `body` is a JSON object (or raw text when a String,
+    /// raw bytes when `Data`), sent as `application/json` unless `headers` name a `Content-Type`.
     func request(
         _ method: String, _ path: String, body: Any? = nil, token: String? = nil, headers: [String: String] = [:]
     ) async throws -> Reply {
@@ -206,8 +213,10 @@ final class Stack: Sendable {
         request.headers.add(name: "X-Forwarded-For", value: self.clientAddress)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body {
-            let data = try (body as? String).map { Data($0.utf8) } ?? JSONSerialization.data(withJSONObject: body)
-            request.headers.add(name: "Content-Type", value: "application/json")
+            let data = try (body as? Data) ?? (body as? String).map { Data($0.utf8) } ?? JSONSerialization.data(withJSONObject: body)
+            if !headers.keys.contains(where: { $0.lowercased() == "content-type" }) {
+                request.headers.add(name: "Content-Type", value: "application/json")
+            }
             request.body = .bytes(ByteBuffer(data: data))
         }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
@@ -229,6 +238,29 @@ final class Stack: Sendable {
         let json = try JSONSerialization.jsonObject(with: Data(buffer: bytes)) as? [String: Any]
         guard let token = json?["token"] as? String else { throw StackError.failedToStart("mock mint: \(String(buffer: bytes))") }
         return token
+    }
+
+    /// The body Apple would post to `/api/v1/auth/apple/notifications`, `{"payload":"<JWS>"}`,
+    /// minted by the mock; `claims` are AppleNotificationMintRequest's members (`jti`, `defect`, ...).
+    func appleNotification(subject: String, type: String, _ claims: [String: Any] = [:]) async throws -> [String: Any] {
+        var request = HTTPClientRequest(url: self.mockURL + "/mock/apple/notification")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        let body = claims.merging(["sub": subject, "type": type, "aud": Self.appleAudience]) { old, _ in old }
+        request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: body)))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        guard let json = try JSONSerialization.jsonObject(with: Data(buffer: bytes)) as? [String: Any], json["payload"] is String else {
+            throw StackError.failedToStart("mock notification: \(String(buffer: bytes))")
+        }
+        return json
+    }
+
+    /// The Prometheus text of a backend's `/metrics` (`identity`, `content-state`).
+    func metrics(_ service: String) async throws -> String {
+        let port = try #require(self.opsPorts[service])
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics"), timeout: .seconds(10))
+        return String(buffer: try await response.body.collect(upTo: 4 << 20))
     }
 
     func appleToken(subject: String, email: String? = nil, nonce: String? = nil) async throws -> String {

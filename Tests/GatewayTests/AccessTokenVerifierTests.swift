@@ -28,7 +28,8 @@ import _CryptoExtras
             let verified = try await verifier.verify(token, logger: keys.logger)
             #expect(verified.caller.userID.uuidString.lowercased() == claims.sub)
             #expect(verified.caller.sessionID.uuidString.lowercased() == claims.sid)
-            #expect(verified.issuedAt == claims.iat)
+            // In milliseconds, compared with a user's not-before.
+            #expect(verified.issuedAt == Int64(claims.iat) * 1000)
         }
     }
 
@@ -53,11 +54,11 @@ import _CryptoExtras
             let recentlyExpired = try await keys.sign(claims)
             claims.exp = now - 120
             let longExpired = try await keys.sign(claims)
-            // Without leeway both are refused; with a minute, only the older one.
-            await expectUnauthorized { try await keys.verifier(leeway: 0).verify(recentlyExpired, logger: keys.logger) }
+            // Without leeway both are refused (`token_expired`: refresh); with a minute, only the older one.
+            await expectUnauthorized(.tokenExpired) { try await keys.verifier(leeway: 0).verify(recentlyExpired, logger: keys.logger) }
             let lenient = keys.verifier(leeway: 60)
             _ = try await lenient.verify(recentlyExpired, logger: keys.logger)
-            await expectUnauthorized { try await lenient.verify(longExpired, logger: keys.logger) }
+            await expectUnauthorized(.tokenExpired) { try await lenient.verify(longExpired, logger: keys.logger) }
             // Issued in the future beyond the leeway: refused too.
             claims = keys.claims()
             claims.iat = now + 600
@@ -132,15 +133,17 @@ import _CryptoExtras
 }
 
 /// Expects `body` to throw the public 401 `unauthorized`.
-func expectUnauthorized(sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> some Any) async {
+func expectUnauthorized(
+    _ code: ErrorCode = .unauthorized, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> some Any
+) async {
     do {
         _ = try await body()
         Issue.record("the token was accepted", sourceLocation: sourceLocation)
     } catch let error as APIError {
         #expect(error.status == .unauthorized, sourceLocation: sourceLocation)
-        #expect(error.code == .unauthorized, sourceLocation: sourceLocation)
+        #expect(error.code == code, sourceLocation: sourceLocation)
     } catch {
-        Issue.record("expected 401 unauthorized, got \(error)", sourceLocation: sourceLocation)
+        Issue.record("expected 401 \(code), got \(error)", sourceLocation: sourceLocation)
     }
 }
 

@@ -15,7 +15,7 @@ import Testing
 struct RevocationCacheTests {
     let logger = Logger(label: "test")
 
-    func token(user: UUID = UUID(), issuedAt: Int = 1_000) -> VerifiedToken {
+    func token(user: UUID = UUID(), issuedAt: Int64 = 1_000) -> VerifiedToken {
         VerifiedToken(caller: Caller(userID: user, sessionID: UUID(), isAdmin: false), issuedAt: issuedAt)
     }
 
@@ -132,7 +132,7 @@ struct RevocationCacheTests {
                 #expect(try await eventually { cache.isEnabled })
                 _ = try await redis.command(["SET", RevocationKeys.complete, "1"])
 
-                let token = self.token(issuedAt: Int(Date().timeIntervalSince1970))
+                let token = self.token(issuedAt: Int64(Date().timeIntervalSince1970 * 1000))
                 #expect(try await checker.check(token, logger: self.logger) == .live)
                 // Written without a message, the revocation is not seen: the verdict came from the cache.
                 _ = try await redis.command(["SET", RevocationKeys.session(token.caller.sessionID), "logout", "EX", "60"])
@@ -144,7 +144,7 @@ struct RevocationCacheTests {
 
                 // A crash of Redis breaks the subscription: the cache goes off (and stays off
                 // while Redis is down), then comes back on once subscribed again.
-                let other = self.token(issuedAt: Int(Date().timeIntervalSince1970))
+                let other = self.token(issuedAt: Int64(Date().timeIntervalSince1970 * 1000))
                 #expect(try await checker.check(other, logger: self.logger) == .live)
                 server.stop()
                 #expect(try await eventually { !cache.isEnabled })

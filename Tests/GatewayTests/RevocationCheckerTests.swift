@@ -21,7 +21,7 @@ struct RevocationCheckerTests {
         return RedisClient(configuration: RedisConfiguration(url: url, poolSize: 2), logger: self.logger)
     }
 
-    func token(issuedAt: Int = Int(Date().timeIntervalSince1970)) -> VerifiedToken {
+    func token(issuedAt: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) -> VerifiedToken {
         VerifiedToken(caller: Caller(userID: UUID(), sessionID: UUID(), isAdmin: false), issuedAt: issuedAt)
     }
 
@@ -43,15 +43,19 @@ struct RevocationCheckerTests {
             ["SET", RevocationKeys.session(deactivated.caller.sessionID), "deactivated", "EX", "60"])
         #expect(try await checker.check(deactivated, logger: self.logger) == .revoked(reason: "deactivated"))
 
-        // The user's not-before kills tokens issued before it, and only those.
-        let now = Int(Date().timeIntervalSince1970)
-        let old = self.token(issuedAt: now - 10)
+        // The user's not-before kills tokens issued before it, and only those, to the
+        // millisecond: a token issued 2 ms after it, in the same second, lives.
+        let now = Int64(Date().timeIntervalSince1970) * 1000 + 300
+        let old = self.token(issuedAt: now - 1)
         let userKey = RevocationKeys.user(old.caller.userID)
-        _ = try await redis.command(["SET", userKey, "\(now)", "EX", "60"])
+        _ = try await redis.command(["SET", userKey, RevocationKeys.notBeforeValue(milliseconds: now), "EX", "60"])
         #expect(try await checker.check(old, logger: self.logger) == .revoked(reason: nil))
-        var fresh = self.token(issuedAt: now)
+        var fresh = self.token(issuedAt: now + 2)
         fresh.caller.userID = old.caller.userID
         #expect(try await checker.check(fresh, logger: self.logger) == .live)
+        // A whole-second value (written by an earlier version) is still read as seconds.
+        _ = try await redis.command(["SET", userKey, "\(now / 1000 + 1)", "EX", "60"])
+        #expect(try await checker.check(fresh, logger: self.logger) == .revoked(reason: nil))
     }
 
     @Test func aMissingMarkerFailsClosedUnlessFailOpen() async throws {

@@ -54,7 +54,7 @@ import TokensAPI
             #expect(await tokens.errorCode { try await tokens.refresh(generation1.refreshToken) } == .invalidRefreshToken)
             #expect(await tokens.errorCode { try await tokens.refresh(generation2.refreshToken) } == .invalidRefreshToken)
             for pair in [generation0, generation1, generation2] {
-                #expect(await tokens.errorCode { try await tokens.verify(pair.accessToken) } == .unauthorized)
+                #expect(await tokens.errorCode { try await tokens.verify(pair.accessToken) } == .sessionRevoked)
             }
             let key = RevocationKeys.session(generation0.sessionID)
             #expect(try await tokens.redis.command(["GET", key]).stringValue == "refresh_token_reused")
@@ -83,7 +83,7 @@ import TokensAPI
             #expect(refreshed.refreshExpiresAt == issued.refreshExpiresAt)
             tokens.clock.advance(by: 201)
             #expect(await tokens.errorCode { try await tokens.refresh(refreshed.refreshToken) } == .invalidRefreshToken)
-            #expect(await tokens.errorCode { try await tokens.verify(refreshed.accessToken) } == .unauthorized)
+            #expect(await tokens.errorCode { try await tokens.verify(refreshed.accessToken) } == .tokenExpired)
         }
     }
 

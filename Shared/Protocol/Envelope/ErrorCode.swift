@@ -19,6 +19,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     // Public catalogue.
     public static let badRequest = ErrorCode("bad_request")
     public static let unauthorized = ErrorCode("unauthorized")
+    /// An access token past its `exp` (plus the leeway): refresh.
+    public static let tokenExpired = ErrorCode("token_expired")
+    /// An access token whose session or user was revoked: sign in again.
+    public static let sessionRevoked = ErrorCode("session_revoked")
     public static let invalidIdentityToken = ErrorCode("invalid_identity_token")
     public static let invalidRefreshToken = ErrorCode("invalid_refresh_token")
     public static let refreshTokenReused = ErrorCode("refresh_token_reused")
@@ -29,6 +33,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let lastIdentity = ErrorCode("last_identity")
     public static let conflict = ErrorCode("conflict")
     public static let payloadTooLarge = ErrorCode("payload_too_large")
+    /// A non-empty body whose `Content-Type` is not JSON.
+    public static let unsupportedMediaType = ErrorCode("unsupported_media_type")
     public static let rateLimited = ErrorCode("rate_limited")
     public static let serviceUnavailable = ErrorCode("service_unavailable")
     public static let `internal` = ErrorCode("internal")

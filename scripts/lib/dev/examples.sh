@@ -47,5 +47,15 @@ curl -fsS -X PUT http://127.0.0.1:$gateway_port/api/v1/favorites/item-42 \\
   -H "Authorization: Bearer \$ACCESS_TOKEN" -H 'Content-Type: application/json' \\
   -d '{"nickname": "my first favorite"}'
 echo
+# (d) Apple tells the server the person stopped using Sign in with Apple with the app: mock-idp
+#     mints the notification as Apple posts it, the gateway applies it (200)
+curl -fsS -X POST http://127.0.0.1:$mock_idp_port/mock/apple/notification \\
+  -H 'Content-Type: application/json' \\
+  -d '{"sub": "000123.demo", "aud": "$apple_audience", "type": "consent-revoked"}' \\
+| curl -fsS -X POST http://127.0.0.1:$gateway_port/api/v1/auth/apple/notifications \\
+  -H 'Content-Type: application/json' -d @- -w 'notification: %{http_code}\\n'
+# (e) every session of the user ended: the access token gets 401 session_revoked (sign in again)
+curl -sS http://127.0.0.1:$gateway_port/api/v1/auth/me -H "Authorization: Bearer \$ACCESS_TOKEN"
+echo
 EOF
 }

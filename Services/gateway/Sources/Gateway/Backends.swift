@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -109,6 +111,9 @@ struct SignInResult: Decodable, Sendable {
 struct TokenPair: Decodable, Sendable {
     var accessToken: String
     var expiresIn: Int
+    /// The access token's `exp` and the session's end, RFC 3339 (passed through as tokens wrote them).
+    var expiresAt: String
+    var refreshExpiresAt: String
     var refreshToken: String
     var sessionID: String
     var userID: String
@@ -116,13 +121,15 @@ struct TokenPair: Decodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
         case expiresIn = "expires_in"
+        case expiresAt = "expires_at"
+        case refreshExpiresAt = "refresh_expires_at"
         case refreshToken = "refresh_token"
         case sessionID = "session_id"
         case userID = "user_id"
     }
 }
 
-/// The public token response (sign-in and refresh).
+/// The public token response (sign-in and refresh); `response()` sends it uncacheable.
 struct TokenResponse: Encodable {
     var pair: TokenPair
     var user: PublicUser
@@ -132,7 +139,9 @@ struct TokenResponse: Encodable {
         case accessToken = "access_token"
         case tokenType = "token_type"
         case expiresIn = "expires_in"
+        case expiresAt = "expires_at"
         case refreshToken = "refresh_token"
+        case refreshExpiresAt = "refresh_expires_at"
         case user
         case isNewUser = "is_new_user"
     }
@@ -142,10 +151,24 @@ struct TokenResponse: Encodable {
         try container.encode(self.pair.accessToken, forKey: .accessToken)
         try container.encode("Bearer", forKey: .tokenType)
         try container.encode(self.pair.expiresIn, forKey: .expiresIn)
+        try container.encode(self.pair.expiresAt, forKey: .expiresAt)
         try container.encode(self.pair.refreshToken, forKey: .refreshToken)
+        try container.encode(self.pair.refreshExpiresAt, forKey: .refreshExpiresAt)
         try container.encode(self.user, forKey: .user)
         try container.encodeIfPresent(self.isNewUser, forKey: .isNewUser)
     }
+
+    /// The 200 response: tokens must not be kept by any cache (RFC 6749 section 5.1).
+    func response() throws -> Response {
+        var response = try jsonResponse(self)
+        response.headers[.cacheControl] = "no-store"
+        response.headers[.pragma] = "no-cache"
+        return response
+    }
+}
+
+extension HTTPField.Name {
+    static let pragma = Self("Pragma")!
 }
 
 /// One session of `tokens.listSessions`, with `current` added by the gateway.

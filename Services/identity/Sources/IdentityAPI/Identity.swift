@@ -13,9 +13,15 @@ public enum Identity {
     /// Grants or takes back the admin role (`is_admin`, the `adm` claim of access tokens issued later).
     public static let setAdmin = RPCMethod<SetAdminParams, User>("identity.setAdmin")
     public static let deleteUser = RPCMethod<UserIDParams, DeleteUserResult>("identity.deleteUser")
+    /// Verifies and applies a Sign in with Apple server-to-server notification, once per `jti`.
+    public static let appleNotification = RPCMethod<AppleNotificationParams, AppleNotificationResult>("identity.appleNotification")
+    /// Confirms that the caller did an applied notification's follow-up.
+    public static let completeAppleNotification = RPCMethod<CompleteAppleNotificationParams, Empty>(
+        "identity.completeAppleNotification")
 
     /// Every method's name, for a check against the registered router and the docs.
     public static let methodNames: [String] = [
         signIn.name, link.name, unlink.name, getUser.name, listUsers.name, setActive.name, setAdmin.name, deleteUser.name,
+        appleNotification.name, completeAppleNotification.name,
     ]
 }

@@ -78,6 +78,9 @@ public struct LinkedIdentity: Sendable, Codable, Equatable {
     public var email: String?
     public var emailVerified: Bool
     public var isPrivateEmail: Bool
+    /// Apple's private relay forwards email to the person (false after Apple's `email-disabled`);
+    /// for the admin only, never used for linking.
+    public var emailForwarding: Bool
     public var createdAt: Date
     public var lastSignInAt: Date
 
@@ -85,19 +88,21 @@ public struct LinkedIdentity: Sendable, Codable, Equatable {
         case provider, subject, email
         case emailVerified = "email_verified"
         case isPrivateEmail = "is_private_email"
+        case emailForwarding = "email_forwarding"
         case createdAt = "created_at"
         case lastSignInAt = "last_sign_in_at"
     }
 
     public init(
         provider: IdentityProvider, subject: String, email: String?, emailVerified: Bool, isPrivateEmail: Bool,
-        createdAt: Date, lastSignInAt: Date
+        emailForwarding: Bool = true, createdAt: Date, lastSignInAt: Date
     ) {
         self.provider = provider
         self.subject = subject
         self.email = email
         self.emailVerified = emailVerified
         self.isPrivateEmail = isPrivateEmail
+        self.emailForwarding = emailForwarding
         self.createdAt = createdAt
         self.lastSignInAt = lastSignInAt
     }
@@ -109,6 +114,7 @@ public struct LinkedIdentity: Sendable, Codable, Equatable {
         self.email = try container.decodeIfPresent(String.self, forKey: .email)
         self.emailVerified = try container.decode(Bool.self, forKey: .emailVerified)
         self.isPrivateEmail = try container.decode(Bool.self, forKey: .isPrivateEmail)
+        self.emailForwarding = try container.decodeIfPresent(Bool.self, forKey: .emailForwarding) ?? true
         self.createdAt = try container.decodeTimestamp(forKey: .createdAt)
         self.lastSignInAt = try container.decodeTimestamp(forKey: .lastSignInAt)
     }
@@ -120,6 +126,7 @@ public struct LinkedIdentity: Sendable, Codable, Equatable {
         try container.encode(self.email, forKey: .email)
         try container.encode(self.emailVerified, forKey: .emailVerified)
         try container.encode(self.isPrivateEmail, forKey: .isPrivateEmail)
+        try container.encode(self.emailForwarding, forKey: .emailForwarding)
         try container.encodeTimestamp(self.createdAt, forKey: .createdAt)
         try container.encodeTimestamp(self.lastSignInAt, forKey: .lastSignInAt)
     }

@@ -15,6 +15,7 @@ public final class IdentityBackend: Sendable {
     let verifiers: ProviderVerifiers
     let users: UserStore
     let signInFlow: SignInFlow
+    let appleNotifications: AppleNotificationReceiver
     let revocationWorker: AppleRevocationWorker?
     let logger: Logger
 
@@ -42,6 +43,9 @@ public final class IdentityBackend: Sendable {
         } else {
             self.revocationWorker = nil
         }
+        self.appleNotifications = AppleNotificationReceiver(
+            verifier: self.verifiers.appleNotifications, store: AppleNotificationStore(postgres: postgres),
+            appleConfigured: !configuration.apple.audiences.isEmpty, logger: logger)
         self.signInFlow = SignInFlow(
             verifiers: self.verifiers, identities: identities, users: self.users,
             autoLinkByEmail: configuration.autoLinkByEmail, appleAuthorizations: appleAuthorizations, logger: logger)

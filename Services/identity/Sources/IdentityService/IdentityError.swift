@@ -22,6 +22,8 @@ public enum IdentityError: Error, Sendable, Equatable {
     case identityNotLinked(IdentityProvider)
     /// Concurrent sign-ins of the same identity kept racing; the caller may try again.
     case signInContended
+    /// An Apple server-to-server notification whose JWS does not verify (a client error, 400).
+    case invalidNotification(reason: String)
 }
 
 extension IdentityError: RPCErrorConvertible {
@@ -47,6 +49,8 @@ extension IdentityError: RPCErrorConvertible {
             RPCError(.lastIdentity, "The last sign-in method of an account cannot be removed")
         case .identityNotLinked(let provider):
             RPCError(.notFound, "This account has no \(provider.displayName) sign-in")
+        case .invalidNotification:
+            RPCError(.badRequest, "The payload is not a valid signed Apple notification")
         case .signInContended:
             RPCError(.serviceUnavailable, "The service is temporarily unavailable; please try again")
         }

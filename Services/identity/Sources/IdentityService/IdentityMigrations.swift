@@ -6,6 +6,9 @@ enum IdentityMigrations {
     static let all: [Migration] = [
         Migration(
             version: 1, name: "create users and identities",
-            sql: String(decoding: PackageResources._1_create_users_and_identities_sql, as: UTF8.self))
+            sql: String(decoding: PackageResources._1_create_users_and_identities_sql, as: UTF8.self)),
+        Migration(
+            version: 2, name: "apple notifications",
+            sql: String(decoding: PackageResources._2_apple_notifications_sql, as: UTF8.self)),
     ]
 }

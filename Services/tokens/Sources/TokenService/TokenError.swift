@@ -6,9 +6,12 @@ enum TokenError: Error, RPCErrorConvertible {
     case invalidRefreshToken
     /// A rotated refresh token presented after the grace window; its session is now revoked.
     case refreshTokenReused
-    /// An access token that is malformed, badly signed, expired, for another issuer or
-    /// audience, or revoked.
+    /// An access token that is malformed, badly signed, or for another issuer or audience.
     case invalidAccessToken
+    /// A well-signed access token past its `exp`: the caller refreshes.
+    case accessTokenExpired
+    /// A well-signed access token whose session or user was revoked: the caller signs in again.
+    case sessionRevoked
     /// The session does not exist or is not the user's.
     case sessionNotFound
 
@@ -16,7 +19,9 @@ enum TokenError: Error, RPCErrorConvertible {
         switch self {
         case .invalidRefreshToken: RPCError(.invalidRefreshToken, "Session expired, please sign in again")
         case .refreshTokenReused: RPCError(.refreshTokenReused, "This sign-in was used elsewhere; please sign in again")
-        case .invalidAccessToken: RPCError(.unauthorized, "The access token is invalid, expired or revoked")
+        case .invalidAccessToken: RPCError(.unauthorized, "The access token is not valid; please sign in again")
+        case .accessTokenExpired: RPCError(.tokenExpired, "The access token has expired; refresh it")
+        case .sessionRevoked: RPCError(.sessionRevoked, "This session has ended; please sign in again")
         case .sessionNotFound: RPCError(.notFound, "No such session")
         }
     }

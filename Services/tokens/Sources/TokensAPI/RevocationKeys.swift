@@ -8,9 +8,43 @@ public enum RevocationKeys {
         "latchkey:revoked:session:\(sessionID.uuidString.lowercased())"
     }
 
-    /// The user's not-before (Unix seconds): access tokens with `iat` below it are dead.
+    /// The user's not-before (Unix seconds with milliseconds, `notBeforeValue`): access tokens
+    /// with `iat` below it are dead.
     public static func user(_ userID: UUID) -> String {
         "latchkey:revoked:user:\(userID.uuidString.lowercased())"
+    }
+
+    /// How a not-before is written: Unix seconds with three decimals (`1767225600.123`), so that
+    /// a token issued later in the same second (`iat` carries milliseconds) is not refused.
+    public static func notBeforeValue(milliseconds: Int64) -> String {
+        let fraction = String(milliseconds % 1000)
+        return "\(milliseconds / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    }
+
+    /// A not-before value read back, in Unix milliseconds; whole seconds (written by earlier
+    /// versions) are read as such. Nil when it is neither.
+    public static func notBeforeMilliseconds(_ text: String) -> Int64? {
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let seconds = Int64(parts[0]) else { return nil }
+        guard parts.count == 2 else { return seconds * 1000 }
+        let decimals = parts[1]
+        guard !decimals.isEmpty, decimals.allSatisfy({ ("0"..."9").contains($0) }), let fraction = Int64(decimals.prefix(3))
+        else { return nil }
+        // A value finer than milliseconds rounds up: a not-before never moves earlier.
+        let finer = decimals.dropFirst(3).contains { $0 != "0" }
+        return seconds * 1000 + fraction * [100, 10, 1][min(decimals.count, 3) - 1] + (finer ? 1 : 0)
+    }
+
+    /// An access token's issue time in Unix milliseconds: its `iat_ms` claim, so that a token
+    /// issued after a revocation in the same second is not refused; for a token without one
+    /// (earlier versions), its whole-second `iat`.
+    public static func issuedAtMilliseconds(claim: Int64?, issuedAt: Date) -> Int64 {
+        claim ?? Int64(issuedAt.timeIntervalSince1970.rounded(.down)) * 1000
+    }
+
+    /// Unix milliseconds of a time, rounded down (an `iat_ms`) or up (a not-before).
+    public static func milliseconds(_ date: Date, rounding rule: FloatingPointRoundingRule) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(rule))
     }
 
     /// Present when Redis holds every revocation younger than `ACCESS_TOKEN_TTL`; readers

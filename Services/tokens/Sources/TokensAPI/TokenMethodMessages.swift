@@ -111,15 +111,15 @@ public struct RevokeUserParams: Codable, Sendable {
 /// `tokens.revokeUser` result.
 public struct RevokeUserResult: Codable, Sendable {
     public var revokedSessions: Int
-    /// Access tokens of the user with `iat` before this (Unix seconds) are refused.
-    public var notBefore: Int
+    /// Access tokens of the user with `iat` before this (Unix seconds, with milliseconds) are refused.
+    public var notBefore: Double
 
     enum CodingKeys: String, CodingKey {
         case revokedSessions = "revoked_sessions"
         case notBefore = "not_before"
     }
 
-    public init(revokedSessions: Int, notBefore: Int) {
+    public init(revokedSessions: Int, notBefore: Double) {
         self.revokedSessions = revokedSessions
         self.notBefore = notBefore
     }

@@ -7,6 +7,8 @@ public struct TokenPair: Codable, Sendable, Hashable {
     public var tokenType: String
     /// Seconds until the access token expires.
     public var expiresIn: Int
+    /// The access token's `exp`, RFC 3339.
+    public var expiresAt: String
     public var refreshToken: String
     /// When the session (and so every refresh token of it) ends, RFC 3339.
     public var refreshExpiresAt: String
@@ -18,6 +20,7 @@ public struct TokenPair: Codable, Sendable, Hashable {
         case accessToken = "access_token"
         case tokenType = "token_type"
         case expiresIn = "expires_in"
+        case expiresAt = "expires_at"
         case refreshToken = "refresh_token"
         case refreshExpiresAt = "refresh_expires_at"
         case sessionID = "session_id"
@@ -25,10 +28,14 @@ public struct TokenPair: Codable, Sendable, Hashable {
         case isAdmin = "is_admin"
     }
 
-    public init(accessToken: String, tokenType: String, expiresIn: Int, refreshToken: String, refreshExpiresAt: String, sessionID: UUID, userID: UUID, isAdmin: Bool) {
+    public init(
+        accessToken: String, tokenType: String, expiresIn: Int, expiresAt: String, refreshToken: String, refreshExpiresAt: String,
+        sessionID: UUID, userID: UUID, isAdmin: Bool
+    ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresIn = expiresIn
+        self.expiresAt = expiresAt
         self.refreshToken = refreshToken
         self.refreshExpiresAt = refreshExpiresAt
         self.sessionID = sessionID

@@ -15,6 +15,11 @@ struct ControlRoutes: Sendable {
             let token = try await self.provider.mintIdentityToken(which, mint)
             return try MockHTTP.json(["token": token])
         }
+        // The body to post to `/api/v1/auth/apple/notifications` as it is: `{"payload":"<JWS>"}`.
+        router.post("mock/apple/notification") { request, _ in
+            let mint = try await MockHTTP.decodeJSON(AppleNotificationMintRequest.self, from: request)
+            return try MockHTTP.json(["payload": try await self.provider.mintAppleNotification(mint)])
+        }
         router.post("mock/google/access-token") { request, _ in
             let grant = try await MockHTTP.decodeJSON(GoogleAccessTokenGrantRequest.self, from: request)
             let token = await self.provider.mintGoogleAccessToken(grant.grant)

@@ -25,8 +25,8 @@ public enum MockBool: Sendable, Codable, Equatable {
     }
 }
 
-/// The claims of a minted identity token; every member optional so that tests can leave any out.
-/// Times are whole Unix seconds, as the providers write them.
+/// The claims of a minted identity token or Apple notification; every member optional so that
+/// tests can leave any out. Times are whole Unix seconds, as the providers write them.
 public struct MockIdentityClaims: JWTPayload, Equatable {
     public var iss: String?
     public var sub: String?
@@ -41,9 +41,12 @@ public struct MockIdentityClaims: JWTPayload, Equatable {
     public var name: String?
     public var givenName: String?
     public var familyName: String?
+    /// Apple notifications only: the token's id and the event, a JSON object as a string.
+    public var jti: String?
+    public var events: String?
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, azp, iat, exp, nonce, email, name
+        case iss, sub, aud, azp, iat, exp, nonce, email, name, jti, events
         case emailVerified = "email_verified"
         case isPrivateEmail = "is_private_email"
         case givenName = "given_name"

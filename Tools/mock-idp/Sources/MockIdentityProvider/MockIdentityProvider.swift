@@ -79,6 +79,20 @@ public actor MockIdentityProvider {
         return try await TokenForger.sign(claims, defect: request.defect, activeKey: active)
     }
 
+    /// A Sign in with Apple server-to-server notification (the JWS Apple posts as `payload`),
+    /// signed with Apple's active key (or the bad kind `request.defect` names).
+    public func mintAppleNotification(_ request: AppleNotificationMintRequest) async throws -> String {
+        let issuedAt = request.issuedAt ?? Date()
+        var claims = MockIdentityClaims()
+        claims.iss = MockProvider.apple.issuer
+        claims.aud = request.audience
+        claims.iat = Int(issuedAt.timeIntervalSince1970)
+        claims.exp = request.lifetimeSeconds.map { claims.iat! + $0 }
+        claims.jti = request.jti ?? UUID().uuidString.lowercased()
+        claims.events = try request.eventsClaim(eventTime: issuedAt)
+        return try await TokenForger.sign(claims, defect: request.defect, activeKey: self.keyRings[.apple]!.active)
+    }
+
     /// An opaque Google access token that tokeninfo and userinfo will recognise.
     public func mintGoogleAccessToken(_ grant: GoogleAccessTokenGrant) -> String {
         let token = "ya29.mock-" + UUID().uuidString.lowercased()

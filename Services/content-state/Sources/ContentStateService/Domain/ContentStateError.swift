@@ -5,6 +5,8 @@ import ServiceProtocol
 enum ContentStateError: Error, Equatable, RPCErrorConvertible {
     case invalidItemID(String)
     case nicknameTooLong(maximum: Int)
+    /// The nickname holds NUL, which no stored text may.
+    case nicknameNotText
     case positionOutOfRange
     case invalidLimit
     case batchTooLarge(maximum: Int)
@@ -15,6 +17,7 @@ enum ContentStateError: Error, Equatable, RPCErrorConvertible {
         switch self {
         case .invalidItemID(let reason): .badRequest("item_id \(reason)")
         case .nicknameTooLong(let maximum): .badRequest("nickname must be at most \(maximum) characters")
+        case .nicknameNotText: .badRequest("nickname must not contain NUL characters")
         case .positionOutOfRange: .badRequest("position must be an integer between -(2^53-1) and 2^53-1")
         case .invalidLimit: .badRequest("limit must be between \(PageLimit.range.lowerBound) and \(PageLimit.range.upperBound)")
         case .batchTooLarge(let maximum): .badRequest("item_ids may hold at most \(maximum) ids")

@@ -1,4 +1,6 @@
 import ContentStateAPI
+import ServiceProtocol
+
 /// The bounds of a favorite's optional fields.
 enum FavoriteRules {
     /// Nicknames are at most this many Unicode scalars (so at most 400 bytes).
@@ -7,8 +9,11 @@ enum FavoriteRules {
     static let positionRange: ClosedRange<Int64> = -9_007_199_254_740_991...9_007_199_254_740_991
 
     static func validate(nickname: FieldUpdate<String>, position: FieldUpdate<Int64>) throws(ContentStateError) {
-        if case .set(let text?) = nickname, text.unicodeScalars.count > Self.maximumNicknameLength {
-            throw .nicknameTooLong(maximum: Self.maximumNicknameLength)
+        if case .set(let text?) = nickname {
+            guard text.unicodeScalars.count <= Self.maximumNicknameLength else {
+                throw .nicknameTooLong(maximum: Self.maximumNicknameLength)
+            }
+            guard StorableText.isStorable(text) else { throw .nicknameNotText }
         }
         if case .set(let value?) = position, !Self.positionRange.contains(value) {
             throw .positionOutOfRange

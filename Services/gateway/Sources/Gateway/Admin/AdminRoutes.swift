@@ -60,6 +60,12 @@ struct AdminRoutes: Sendable {
                 "identity.listUsers", params, as: UserPage.self, options: Backends.options(context, idempotent: true))
             return try jsonResponse(page)
         }
+        api.get("users/:id") { _, context in
+            let user = try await self.backends.identity.call(
+                "identity.getUser", ["user_id": .string(try Self.userID(context).uuidString.lowercased())] as JSONObject,
+                as: AdminUserDetail.self, options: Backends.options(context, idempotent: true))
+            return try jsonResponse(user)
+        }
         api.post("users/:id/deactivate") { _, context in
             let user = try await self.orchestration.deactivate(try Self.userID(context), context: context)
             return try jsonResponse(PublicUser.Public(user: user, includeActive: true))
@@ -73,6 +79,8 @@ struct AdminRoutes: Sendable {
         }
         api.post("users/:id/revoke-sessions") { _, context in
             let user = try Self.userID(context)
+            // An unknown user is 404, as for every other admin action.
+            _ = try await self.orchestration.user(user.uuidString.lowercased(), context: context)
             let result = try await self.orchestration.revoke(
                 "tokens.revokeAll", ["user_id": .string(user.uuidString.lowercased())], user: user, context: context)
             return jsonResponse(result)

@@ -3,6 +3,7 @@ import JWTKit
 import Logging
 import NIOCore
 import ServiceProtocol
+import TokensAPI
 import Synchronization
 
 /// The claims `tokens` puts in an access token (docs/protocol.md, tokens).
@@ -15,6 +16,12 @@ struct AccessTokenClaims: JWTPayload {
     var exp: ExpirationClaim
     var jti: IDClaim
     var adm: Bool?
+    /// The issue time in Unix milliseconds, compared with a user's not-before (`RevocationKeys`).
+    var iat_ms: Int64?
+
+    var issuedAtMilliseconds: Int64 {
+        RevocationKeys.issuedAtMilliseconds(claim: self.iat_ms, issuedAt: self.iat.value)
+    }
 
     /// The time checks need the gateway's leeway; `AccessTokenVerifier` makes them.
     func verify(using algorithm: some JWTAlgorithm) async throws {}
@@ -23,7 +30,8 @@ struct AccessTokenClaims: JWTPayload {
 /// What a verified access token says.
 struct VerifiedToken: Sendable {
     var caller: Caller
-    var issuedAt: Int
+    /// The token's `iat` in Unix milliseconds (compared with a user's not-before).
+    var issuedAt: Int64
 }
 
 /// Verifies access tokens locally with the keys `tokens.jwks` publishes: the signature (with
@@ -38,8 +46,9 @@ struct AccessTokenVerifier: Sendable {
     /// signature check (revocation is still checked on every request).
     let verified = VerifiedTokenCache()
 
-    /// The verified caller; `APIError.unauthorized` for any defect (the reason goes to the log
-    /// at debug level only), `service_unavailable` when the keys cannot be fetched.
+    /// The verified caller; `APIError.tokenExpired` for a well-signed token past `exp` (plus
+    /// the leeway), `APIError.unauthorized` for any other defect (the reason goes to the log at
+    /// debug level only), `service_unavailable` when the keys cannot be fetched.
     func verify(_ tokenText: String, logger: Logger) async throws -> VerifiedToken {
         guard tokenText.utf8.count <= 8192 else { throw APIError.unauthorized }
         let now = Date().timeIntervalSince1970
@@ -58,16 +67,16 @@ struct AccessTokenVerifier: Sendable {
         }
         let leeway = Double(self.leeway)
         guard claims.iss.value == self.issuer, claims.aud.value.contains(self.audience),
-            claims.exp.value.timeIntervalSince1970 + leeway > now,
             claims.iat.value.timeIntervalSince1970 - leeway <= now,
             let userID = UUID(uuidString: claims.sub.value), let sessionID = UUID(uuidString: claims.sid)
         else {
             logger.debug("Access token refused: claims")
             throw APIError.unauthorized
         }
+        guard claims.exp.value.timeIntervalSince1970 + leeway > now else { throw APIError.tokenExpired }
         let token = VerifiedToken(
             caller: Caller(userID: userID, sessionID: sessionID, isAdmin: claims.adm ?? false),
-            issuedAt: Int(claims.iat.value.timeIntervalSince1970))
+            issuedAt: claims.issuedAtMilliseconds)
         self.verified.insert(
             token, for: tokenText, expiresAt: claims.exp.value.timeIntervalSince1970, now: now, keyGeneration: generation)
         return token

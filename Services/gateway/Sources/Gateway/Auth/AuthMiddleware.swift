@@ -4,7 +4,9 @@ import Logging
 
 /// Requires `Authorization: Bearer <access token>`: verifies it locally, then checks the
 /// revocation copy in Redis, and puts the caller in the context. A token revoked because its
-/// user was deactivated gets 403 `user_inactive`; any other defect 401 `unauthorized`.
+/// user was deactivated gets 403 `user_inactive`, any other revoked one 401 `session_revoked`
+/// (sign in again), an expired one 401 `token_expired` (refresh), anything else 401
+/// `unauthorized`.
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let verifier: AccessTokenVerifier
@@ -26,7 +28,7 @@ struct AuthMiddleware: RouterMiddleware {
         case .revoked(reason: "deleted") where request.method == .delete && request.uri.path == self.deletionRetryPath:
             break
         case .revoked:
-            throw APIError(.unauthorized, .unauthorized, "Session expired, please sign in again")
+            throw APIError.sessionRevoked
         }
         var context = context
         context.caller = verified.caller

@@ -21,7 +21,8 @@ final class RevocationCache: Sendable {
     /// is no later); an older one is checked in Redis.
     struct Entry {
         var lapsesAt: ContinuousClock.Instant
-        var issuedAt: Int
+        /// Unix milliseconds, as `VerifiedToken.issuedAt`.
+        var issuedAt: Int64
     }
 
     struct State {

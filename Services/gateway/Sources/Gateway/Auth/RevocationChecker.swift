@@ -37,7 +37,9 @@ struct RevocationChecker: Sendable {
             return try self.unknown("Revocation copy incomplete (marker missing)", error: nil, logger: logger)
         }
         if !values[1].isNull { return .revoked(reason: values[1].stringValue) }
-        if let notBefore = values[2].intValue, token.issuedAt < notBefore { return .revoked(reason: nil) }
+        if let text = values[2].stringValue, let notBefore = RevocationKeys.notBeforeMilliseconds(text), token.issuedAt < notBefore {
+            return .revoked(reason: nil)
+        }
         if let epoch { self.cache?.storeLive(token, epoch: epoch) }
         return .live
     }

@@ -27,20 +27,26 @@ struct APIError: HTTPResponseError {
     }
 
     static func badRequest(_ message: String) -> APIError { APIError(.badRequest, .badRequest, message) }
-    static let unauthorized = APIError(.unauthorized, .unauthorized, "Sign in again")
+    static let unauthorized = APIError(.unauthorized, .unauthorized, "The access token is missing or not valid; please sign in again")
+    static let tokenExpired = APIError(.unauthorized, .tokenExpired, "The access token has expired; refresh it and try again")
+    static let sessionRevoked = APIError(.unauthorized, .sessionRevoked, "You have been signed out; please sign in again")
     static let notFound = APIError(.notFound, .notFound, "Not found")
     static let payloadTooLarge = APIError(.contentTooLarge, .payloadTooLarge, "The request body is too large")
+    static let unsupportedMediaType = APIError(
+        .unsupportedMediaType, .unsupportedMediaType, "Send the body as JSON, with Content-Type: application/json")
     static let internalError = APIError(.internalServerError, .internal, "Something went wrong on our side")
 
     /// The HTTP status of each catalogue code (DESIGN.md section 6), in one place.
     static func status(for code: ErrorCode) -> HTTPResponse.Status {
         switch code {
         case .badRequest: .badRequest
-        case .unauthorized, .invalidIdentityToken, .invalidRefreshToken, .refreshTokenReused: .unauthorized
+        case .unauthorized, .tokenExpired, .sessionRevoked, .invalidIdentityToken, .invalidRefreshToken, .refreshTokenReused:
+            .unauthorized
         case .forbidden, .userInactive: .forbidden
         case .notFound: .notFound
         case .identityAlreadyLinked, .lastIdentity, .conflict: .conflict
         case .payloadTooLarge: .contentTooLarge
+        case .unsupportedMediaType: .unsupportedMediaType
         case .rateLimited: .tooManyRequests
         case .serviceUnavailable, .deadlineExceeded: .serviceUnavailable
         default: .internalServerError

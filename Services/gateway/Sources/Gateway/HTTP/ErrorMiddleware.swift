@@ -40,12 +40,13 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 
     static func code(for status: HTTPResponse.Status) -> ErrorCode {
         switch status.code {
-        case 400, 405, 415, 422: .badRequest
+        case 400, 405, 422: .badRequest
         case 401: .unauthorized
         case 403: .forbidden
         case 404: .notFound
         case 409: .conflict
         case 413: .payloadTooLarge
+        case 415: .unsupportedMediaType
         case 429: .rateLimited
         case 503: .serviceUnavailable
         default: .internal

@@ -114,7 +114,8 @@ enum JSONBody {
     static let maximumDepth = 16
 
     /// Reads the body as a JSON object: an empty body is `{}` when `optional`. Too large is
-    /// 413; anything but a JSON object, or nesting deeper than `maximumDepth`, is 400.
+    /// 413; a non-empty body not declared as JSON is 415; anything but a JSON object, nesting
+    /// deeper than `maximumDepth`, invalid UTF-8 or a string holding NUL is 400.
     static func object(_ request: Request, limit: Int, optional: Bool = false) async throws -> JSONObject {
         var request = request
         let buffer: ByteBuffer
@@ -127,24 +128,47 @@ enum JSONBody {
             if optional { return [:] }
             throw APIError.badRequest("A JSON body is required")
         }
+        guard JSONMediaType.matches(request.headers[.contentType]) else { throw APIError.unsupportedMediaType }
         return try Self.object(buffer)
     }
 
-    /// Reads `buffer` as a JSON object; anything else, or nesting deeper than
-    /// `maximumDepth`, is 400.
+    /// Reads `buffer` as a JSON object; anything else, nesting deeper than `maximumDepth`,
+    /// bytes that are not UTF-8, or a string holding NUL (which no stored text may) is 400.
     static func object(_ buffer: ByteBuffer) throws -> JSONObject {
         guard Self.depth(of: buffer) <= Self.maximumDepth else {
             throw APIError.badRequest("The JSON body is nested too deeply")
         }
+        let object = try Self.parse(buffer)
+        guard Self.isStorable(.object(object)) else {
+            throw APIError.badRequest("Text in the body must not contain NUL characters")
+        }
+        return object
+    }
+
+    private static func parse(_ buffer: ByteBuffer) throws -> JSONObject {
         // Plain documents (no fractions or exponents, no duplicate keys) are read in one pass;
         // `JSONValue.init(from:)` tries each type in turn, paying for a thrown error per miss.
         if let node = RPCJSON.parse(buffer), case .object(let object)? = JSONValue(node) {
             return object
         }
+        // The fast reader refuses invalid UTF-8 and lone surrogates; Foundation's may not.
+        guard buffer.withUnsafeReadableBytes({ String(validating: $0, as: UTF8.self) }) != nil else {
+            throw APIError.badRequest("The body is not valid UTF-8")
+        }
         do {
             return try JSONDecoder().decode(JSONObject.self, from: buffer)
         } catch {
             throw APIError.badRequest("The body must be a JSON object")
+        }
+    }
+
+    /// False when any string (member name or value) holds NUL.
+    static func isStorable(_ value: JSONValue) -> Bool {
+        switch value {
+        case .string(let text): StorableText.isStorable(text)
+        case .array(let values): values.allSatisfy(Self.isStorable)
+        case .object(let members): members.allSatisfy { StorableText.isStorable($0.key) && Self.isStorable($0.value) }
+        case .null, .bool, .int, .double: true
         }
     }
 

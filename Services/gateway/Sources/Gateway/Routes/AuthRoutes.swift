@@ -11,7 +11,8 @@ struct AuthRoutes: Sendable {
     let limits: GatewayConfiguration.RateLimits
     let maxBodyBytes: Int
 
-    /// Routes without a bearer token: sign-in and refresh (rate limited per client IP).
+    /// Routes without a bearer token: sign-in, refresh and Apple's notifications (rate limited
+    /// per client IP).
     func addPublic(to group: RouterGroup<GatewayRequestContext>) {
         group.post("auth/apple") { request, context in
             try await self.rateLimiter.check("signin", limit: self.limits.signInPerMinute, request: request, context: context)
@@ -23,13 +24,23 @@ struct AuthRoutes: Sendable {
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
             return try await self.signIn(provider: "google", body: body, context: context)
         }
+        group.post("auth/apple/notifications") { request, context in
+            try await self.rateLimiter.check(
+                "apple_notifications", limit: self.limits.signInPerMinute, request: request, context: context)
+            let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
+            guard let payload = body["payload"]?.stringValue, !payload.isEmpty else {
+                throw APIError.badRequest("payload is required: the JWS Apple signed")
+            }
+            try await AppleNotificationFlow(orchestration: self.orchestration).receive(payload: payload, context: context)
+            return Response(status: .ok)
+        }
         group.post("auth/refresh") { request, context in
             try await self.rateLimiter.check("refresh", limit: self.limits.refreshPerMinute, request: request, context: context)
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
             guard let token = body["refresh_token"], case .string(let text) = token, !text.isEmpty else {
                 throw APIError.badRequest("refresh_token is required")
             }
-            return try jsonResponse(try await self.orchestration.refresh(refreshToken: token, context: context))
+            return try await self.orchestration.refresh(refreshToken: token, context: context).response()
         }
     }
 
@@ -113,8 +124,7 @@ struct AuthRoutes: Sendable {
 
     private func signIn(provider: String, body: JSONObject, context: GatewayRequestContext) async throws -> Response {
         let credential = try Self.credential(provider: provider, body: body)
-        let response = try await self.orchestration.signIn(credential: credential, deviceName: body["device_name"], context: context)
-        return try jsonResponse(response)
+        return try await self.orchestration.signIn(credential: credential, deviceName: body["device_name"], context: context).response()
     }
 
     /// The provider credential identity expects, from a sign-in or link body.

@@ -31,6 +31,9 @@ extension IdentityBackend {
             }
             let query = params.query?.trimmingCharacters(in: .whitespaces)
             guard (query?.count ?? 0) <= 256 else { throw IdentityError.badRequest("query is too long") }
+            guard query.map(StorableText.isStorable) ?? true else {
+                throw IdentityError.badRequest("query must not contain NUL characters")
+            }
             let page = try await self.users.list(
                 query: query?.isEmpty == false ? query : nil, limit: limit, after: cursor)
             return ListUsersResult(users: page.users, nextCursor: page.next?.text)
@@ -44,6 +47,13 @@ extension IdentityBackend {
         router.register(Identity.setAdmin) { (params: SetAdminParams, _) -> User in
             guard let user = try await self.users.setAdmin(params.userID, params.admin) else { throw IdentityError.userNotFound }
             return user
+        }
+        router.register(Identity.appleNotification) { (params: AppleNotificationParams, _) in
+            try await self.appleNotifications.receive(params)
+        }
+        router.register(Identity.completeAppleNotification) { (params: CompleteAppleNotificationParams, _) -> Empty in
+            try await self.appleNotifications.store.complete(params.jti)
+            return Empty()
         }
         router.register(Identity.deleteUser) { (params: UserIDParams, _) -> DeleteUserResult in
             let deleted = try await self.users.delete(params.userID)

@@ -1,10 +1,14 @@
 import Foundation
 import IdentityAPI
+import ServiceProtocol
 
 extension ProviderCredential {
     /// Bounds every client-supplied string (tokens are bounded by the verifiers).
     func validated() throws(IdentityError) -> ProviderCredential {
         var copy = self
+        for (field, text) in [("nonce", self.nonce), ("email", self.email), ("full_name", self.fullName)] {
+            if let text, !StorableText.isStorable(text) { throw .badRequest("\(field) must not contain NUL characters") }
+        }
         if let nonce, nonce.isEmpty || nonce.utf8.count > 512 { throw .badRequest("nonce must be 1 to 512 bytes") }
         if let email, email.utf8.count > 320 { throw .badRequest("email is too long") }
         if let code = self.authorizationCode, code.isEmpty || code.utf8.count > 4096 {

@@ -152,9 +152,14 @@ struct IdentityStore: Sendable {
     // MARK: Pieces run inside a transaction
 
     private static func lockIdentity(_ identity: VerifiedIdentity, on connection: PostgresConnection) async throws {
+        try await Self.lockIdentity(provider: identity.provider, subject: identity.subject, on: connection)
+    }
+
+    /// Serialises every transaction about one `(provider, subject)`: first sign-ins, links and
+    /// Apple's notifications.
+    static func lockIdentity(provider: IdentityProvider, subject: String, on connection: PostgresConnection) async throws {
         _ = try await connection.query(
-            "SELECT pg_advisory_xact_lock(hashtext($1))",
-            [.text("identity:\(identity.provider.rawValue):\(identity.subject)")])
+            "SELECT pg_advisory_xact_lock(hashtext($1))", [.text("identity:\(provider.rawValue):\(subject)")])
     }
 
     private static func owner(of identity: VerifiedIdentity, on connection: PostgresConnection) async throws -> UUID? {

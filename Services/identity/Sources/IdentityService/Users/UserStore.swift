@@ -16,7 +16,7 @@ struct UserStore: Sendable {
         guard var user = try await self.user(id) else { return nil }
         let rows = try await self.postgres.query(
             """
-            SELECT provider, subject, email, email_verified, is_private_email, created_at, last_sign_in_at
+            SELECT provider, subject, email, email_verified, is_private_email, email_forwarding, created_at, last_sign_in_at
             FROM identity.identities WHERE user_id = $1 ORDER BY provider
             """, [.uuid(id)])
         user.identities = try rows.map { row in
@@ -24,6 +24,7 @@ struct UserStore: Sendable {
                 provider: IdentityProvider(rawValue: try row.decode("provider")) ?? .apple,
                 subject: try row.decode("subject"), email: try row.decode("email"),
                 emailVerified: try row.decode("email_verified"), isPrivateEmail: try row.decode("is_private_email"),
+                emailForwarding: try row.decode("email_forwarding"),
                 createdAt: try row.decode("created_at"), lastSignInAt: try row.decode("last_sign_in_at"))
         }
         return user

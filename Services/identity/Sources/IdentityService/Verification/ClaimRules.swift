@@ -7,10 +7,11 @@ struct ClaimRules: Sendable {
     let leeway: TimeInterval
     let clock: IdentityClock
 
-    func check(issuer: String, expires: Date, issuedAt: Date) throws(IdentityError) {
+    /// `expires` is checked when present (Apple's notifications carry none).
+    func check(issuer: String, expires: Date?, issuedAt: Date) throws(IdentityError) {
         guard self.issuers.contains(issuer) else { throw .invalidToken(reason: "issuer") }
         let now = self.clock.now()
-        guard expires.addingTimeInterval(self.leeway) > now else { throw .invalidToken(reason: "expired") }
+        if let expires, expires.addingTimeInterval(self.leeway) <= now { throw .invalidToken(reason: "expired") }
         guard issuedAt.addingTimeInterval(-self.leeway) <= now else { throw .invalidToken(reason: "issued in the future") }
     }
 

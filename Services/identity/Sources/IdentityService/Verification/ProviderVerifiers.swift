@@ -7,6 +7,8 @@ public struct ProviderVerifiers: Sendable {
     let apple: AppleIdentityVerifier
     let google: GoogleIdentityVerifier
     let googleAccess: GoogleAccessTokenVerifier
+    /// Apple's server-to-server notifications, verified with the same keys as its tokens.
+    let appleNotifications: AppleNotificationVerifier
     let appleKeys: JWKSCache
     let googleKeys: JWKSCache
     let configuration: IdentityConfiguration
@@ -19,9 +21,10 @@ public struct ProviderVerifiers: Sendable {
         self.googleKeys = JWKSCache(
             provider: .google, url: configuration.google.jwksURL, http: http, clock: clock,
             refetchInterval: configuration.jwksRefetchInterval, logger: logger)
-        self.apple = AppleIdentityVerifier(
-            tokens: SignedTokenVerifier(cache: self.appleKeys, audiences: configuration.apple.audiences),
-            rules: ClaimRules(issuers: [AppleIdentityVerifier.issuer], leeway: configuration.clockLeeway, clock: clock))
+        let appleTokens = SignedTokenVerifier(cache: self.appleKeys, audiences: configuration.apple.audiences)
+        let appleRules = ClaimRules(issuers: [AppleIdentityVerifier.issuer], leeway: configuration.clockLeeway, clock: clock)
+        self.apple = AppleIdentityVerifier(tokens: appleTokens, rules: appleRules)
+        self.appleNotifications = AppleNotificationVerifier(tokens: appleTokens, rules: appleRules)
         self.google = GoogleIdentityVerifier(
             tokens: SignedTokenVerifier(cache: self.googleKeys, audiences: configuration.google.audiences),
             rules: ClaimRules(issuers: GoogleIdentityVerifier.issuers, leeway: configuration.clockLeeway, clock: clock))

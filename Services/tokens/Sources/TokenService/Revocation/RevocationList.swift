@@ -59,7 +59,9 @@ final class RevocationList: Sendable {
             case .user(let id, let notBefore):
                 let ttl = Int((notBefore.timeIntervalSince(now) + self.accessTokenTTL + RevocationKeys.skewMargin).rounded(.up))
                 guard ttl > 0 else { continue }
-                let seconds = String(Int(notBefore.timeIntervalSince1970))
+                // A not-before is a whole millisecond already; nearest undoes floating-point noise.
+                let milliseconds = RevocationKeys.milliseconds(notBefore, rounding: .toNearestOrAwayFromZero)
+                let seconds = RevocationKeys.notBeforeValue(milliseconds: milliseconds)
                 commands.append(["SET", RevocationKeys.user(id), seconds, "EX", String(ttl)])
                 if publish {
                     commands.append([
@@ -83,11 +85,16 @@ final class RevocationList: Sendable {
         case unknown
     }
 
-    func check(sessionID: UUID, userID: UUID, issuedAt: Date) async throws -> Answer {
+    /// `issuedAtMilliseconds`: the token's `iat_ms` (or `iat` × 1000).
+    func check(sessionID: UUID, userID: UUID, issuedAtMilliseconds: Int64) async throws -> Answer {
         let reply = try await self.redis.command(["MGET", RevocationKeys.complete, RevocationKeys.session(sessionID), RevocationKeys.user(userID)])
         guard let values = reply.arrayValue, values.count == 3, !values[0].isNull else { return .unknown }
         if !values[1].isNull { return .revoked }
-        if let notBefore = values[2].intValue, issuedAt.timeIntervalSince1970 < Double(notBefore) { return .revoked }
+        if let text = values[2].stringValue, let notBefore = RevocationKeys.notBeforeMilliseconds(text),
+            issuedAtMilliseconds < notBefore
+        {
+            return .revoked
+        }
         return .live
     }
 

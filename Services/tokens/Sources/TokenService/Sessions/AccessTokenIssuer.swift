@@ -33,11 +33,15 @@ struct AccessTokenIssuer: Sendable {
             iat: IssuedAtClaim(value: issuedAt),
             exp: ExpirationClaim(value: expiresAt),
             jti: IDClaim(value: UUID.random().uuidString.lowercased()),
-            adm: session.isAdmin ? true : nil)
+            adm: session.isAdmin ? true : nil,
+            // A user's not-before is compared to the millisecond, so that a sign-in after a
+            // reactivation in the same second is not refused; `iat` and `exp` stay whole seconds.
+            iat_ms: RevocationKeys.milliseconds(now, rounding: .down))
         return TokenPair(
             accessToken: try await self.keyRing.sign(claims),
             tokenType: "Bearer",
             expiresIn: max(0, Int(expiresAt.timeIntervalSince(issuedAt))),
+            expiresAt: RFC3339.format(expiresAt),
             refreshToken: refreshToken.text,
             refreshExpiresAt: RFC3339.format(session.expiresAt),
             sessionID: session.sessionID,

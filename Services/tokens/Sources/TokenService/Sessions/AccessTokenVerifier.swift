@@ -2,9 +2,10 @@ import TokensAPI
 import Foundation
 import Logging
 
-/// `tokens.verify`: for internal callers without a JWKS. Checks the signature, `exp` (by the
-/// service's clock), pins `iss` and `aud`, then revocation: the Redis copy, or Postgres when
-/// the copy is incomplete or Redis does not answer.
+/// `tokens.verify`: for internal callers without a JWKS. Checks the signature, pins `iss` and
+/// `aud`, then `exp` (by the service's clock; `token_expired`), then revocation
+/// (`session_revoked`): the Redis copy, or Postgres when the copy is incomplete or Redis does
+/// not answer.
 struct AccessTokenVerifier: Sendable {
     let keyRing: KeyRing
     let issuer: String
@@ -17,13 +18,14 @@ struct AccessTokenVerifier: Sendable {
     func verify(_ token: String) async throws -> VerifiedAccessToken {
         guard let claims = try? await self.keyRing.verify(token),
             claims.iss.value == self.issuer, claims.aud.value.contains(self.audience),
-            self.clock.now() < claims.exp.value,
             let userID = UUID(uuidString: claims.sub.value), let sessionID = UUID(uuidString: claims.sid)
         else { throw TokenError.invalidAccessToken }
+        guard self.clock.now() < claims.exp.value else { throw TokenError.accessTokenExpired }
         let issuedAt = claims.iat.value
         let answer: RevocationList.Answer
         do {
-            answer = try await self.revocations.check(sessionID: sessionID, userID: userID, issuedAt: issuedAt)
+            answer = try await self.revocations.check(
+                sessionID: sessionID, userID: userID, issuedAtMilliseconds: claims.issuedAtMilliseconds)
         } catch {
             self.logger.warning("Redis revocation check failed; asking Postgres", metadata: ["error": "\(error)"])
             answer = .unknown
@@ -32,9 +34,11 @@ struct AccessTokenVerifier: Sendable {
         switch answer {
         case .revoked: revoked = true
         case .live: revoked = false
-        case .unknown: revoked = try await self.sessions.isRevoked(sessionID: sessionID, userID: userID, issuedAt: issuedAt)
+        case .unknown:
+            revoked = try await self.sessions.isRevoked(
+                sessionID: sessionID, userID: userID, issuedAt: Date(timeIntervalSince1970: Double(claims.issuedAtMilliseconds) / 1000))
         }
-        guard !revoked else { throw TokenError.invalidAccessToken }
+        guard !revoked else { throw TokenError.sessionRevoked }
         return VerifiedAccessToken(
             userID: userID, sessionID: sessionID, isAdmin: claims.adm ?? false,
             issuedAt: Int(issuedAt.timeIntervalSince1970), expiresAt: Int(claims.exp.value.timeIntervalSince1970),

@@ -26,16 +26,18 @@ struct SessionRevocation: Sendable {
         return RevokeAllResult(revokedSessions: ids.count)
     }
 
-    /// Deactivation or deletion: a per-user not-before (rounded up to the next whole second,
-    /// so every token issued before now has a smaller `iat`) and every session revoked.
+    /// Deactivation or deletion: a per-user not-before (rounded up to the next millisecond, so
+    /// every token issued before now has a smaller `iat`, and one issued a millisecond later,
+    /// after a reactivation, does not) and every session revoked.
     func revokeUser(userID: UUID, reason: UserRevocationReason) async throws -> RevokeUserResult {
         let now = self.clock.now()
-        let notBefore = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.up))
+        let notBeforeMilliseconds = RevocationKeys.milliseconds(now, rounding: .up)
+        let notBefore = Date(timeIntervalSince1970: Double(notBeforeMilliseconds) / 1000)
         let ids = try await self.sessions.revokeUser(userID: userID, reason: reason.rawValue, notBefore: notBefore, now: now)
         await self.revocations.record(
             [.user(userID, notBefore: notBefore)]
                 + ids.map { .session($0, userID: userID, reason: reason.rawValue, revokedAt: now) },
             now: now)
-        return RevokeUserResult(revokedSessions: ids.count, notBefore: Int(notBefore.timeIntervalSince1970))
+        return RevokeUserResult(revokedSessions: ids.count, notBefore: Double(notBeforeMilliseconds) / 1000)
     }
 }

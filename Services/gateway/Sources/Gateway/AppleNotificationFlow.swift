@@ -1,0 +1,28 @@
+import Foundation
+import IdentityAPI
+import ServiceProtocol
+
+/// `POST /api/v1/auth/apple/notifications`: identity verifies Apple's JWS and applies the event
+/// to identities and users once (by `jti`); what it leaves to do across backends is done here,
+/// then confirmed, so that Apple's retry of a notification whose follow-up failed completes it.
+struct AppleNotificationFlow: Sendable {
+    let orchestration: Orchestration
+
+    func receive(payload: String, context: GatewayRequestContext) async throws {
+        let identity = self.orchestration.backends.identity
+        // Applied once per `jti`, so a retry on another replica is safe.
+        let options = Backends.options(context, idempotent: true)
+        let applied = try await identity.call(Identity.appleNotification, AppleNotificationParams(payload: payload), options: options)
+        switch (applied.followUp, applied.userID) {
+        case (.revokeSessions, let userID?):
+            try await self.orchestration.revoke(
+                "tokens.revokeAll", ["user_id": .string(userID.uuidString.lowercased())], user: userID, context: context)
+        case (.deleteAccount, let userID?):
+            try await self.orchestration.deleteUser(userID, context: context)
+        default:
+            return
+        }
+        _ = try await identity.call(
+            Identity.completeAppleNotification, CompleteAppleNotificationParams(jti: applied.jti), options: options)
+    }
+}
