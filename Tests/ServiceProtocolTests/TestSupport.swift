@@ -38,6 +38,9 @@ func withServer<T: Sendable>(
     _ body: (RPCServer) async throws -> T
 ) async throws -> T {
     var configuration = RPCServer.Configuration(serviceName: "test", serviceToken: testToken)
+    // Raw connections of these tests may wait long for their turn on a loaded machine; the
+    // hello timeout has tests of its own (ConnectionLimitTests).
+    configuration.helloTimeout = .seconds(120)
     configure(&configuration)
     let server = try await RPCServer.bind(configuration: configuration, router: router, logger: Logger(label: "test.server"))
     return try await withThrowingTaskGroup(of: Void.self) { group in
