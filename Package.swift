@@ -217,7 +217,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestSupport", "Postgres", jwt, httpClient, nio, nioFoundation]),
+            dependencies: ["TestSupport", "TextCoding", "Postgres", jwt, httpClient, nio, nioFoundation]),
     ]
 )
 

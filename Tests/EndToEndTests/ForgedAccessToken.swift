@@ -1,6 +1,7 @@
 import Foundation
 import JWTKit
 import TestSupport
+import TextCoding
 
 extension Stack {
     /// `token`'s claims changed by `change`, signed with the stack's own signing key (the one
@@ -8,7 +9,7 @@ extension Stack {
     /// so that a refusal can only come from the claims.
     func forgeAccessToken(like token: String, _ change: (inout TestAccessClaims) -> Void) async throws -> String {
         let parts = token.split(separator: ".").map(String.init)
-        guard parts.count == 3, let payload = Self.base64URLDecoded(parts[1]),
+        guard parts.count == 3, let payload = Base64URL.decode(parts[1]).map({ Data($0) }),
             let json = try JSONSerialization.jsonObject(with: payload) as? [String: Any],
             let iss = json["iss"] as? String, let sub = json["sub"] as? String, let sid = json["sid"] as? String,
             let iat = json["iat"] as? Int, let exp = json["exp"] as? Int, let jti = json["jti"] as? String,
@@ -22,11 +23,5 @@ extension Stack {
         let kid = JWKIdentifier(string: try KeyRotationTests.kid(token))
         let keys = await JWTKeyCollection().add(rsa: try Insecure.RSA.PrivateKey(pem: pem), digestAlgorithm: .sha256, kid: kid)
         return try await keys.sign(claims, kid: kid)
-    }
-
-    static func base64URLDecoded(_ text: String) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
     }
 }

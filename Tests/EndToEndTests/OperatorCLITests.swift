@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import TextCoding
 import Testing
 
 /// The `latchkey` operator CLI against the real stack: what each users command does is seen
@@ -109,7 +110,7 @@ struct OperatorCLITests {
     }
 
     static func claims(_ token: String) throws -> [String: Any] {
-        let payload = try #require(Stack.base64URLDecoded(String(token.split(separator: ".")[1])))
+        let payload = Data(try #require(Base64URL.decode(String(token.split(separator: ".")[1]))))
         return try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
     }
 }

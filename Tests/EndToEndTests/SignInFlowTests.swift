@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import TextCoding
 import Testing
 
 /// The app's everyday path through the real stack: Apple sign-in, the current user,
@@ -177,7 +178,7 @@ struct SignInFlowTests {
 @Suite("End to end: key rotation")
 struct KeyRotationTests {
     static func kid(_ jwt: String) throws -> String {
-        let header = try #require(Stack.base64URLDecoded(String(jwt.split(separator: ".")[0])))
+        let header = Data(try #require(Base64URL.decode(String(jwt.split(separator: ".")[0]))))
         let json = try JSONSerialization.jsonObject(with: header) as? [String: Any]
         return try #require(json?["kid"] as? String)
     }

@@ -27,15 +27,9 @@ import FoundationNetworking
 
     @Test(arguments: [("identity", ["postgres"]), ("tokens", ["postgres", "redis"]), ("content-state", ["postgres"])])
     func backendAnswersHealthAndDrainsARequestInFlightOnSIGTERM(_ name: String, _ checks: [String]) async throws {
-        let port = try freePort()
-        let process = try ServiceProcess(name, environment: try self.environment(port: port))
-        var configuration = RPCClient.Configuration(
-            endpoints: [RPCEndpoint(host: "127.0.0.1", port: port)], serviceName: name,
-            callerName: "executable-tests", serviceToken: Self.token)
-        configuration.minimumBackoff = .milliseconds(20)
-        configuration.maximumBackoff = .milliseconds(200)
-        configuration.callTimeout = .seconds(90)
-        try await RPCClient.withClient(configuration: configuration, logger: Logger(label: "test")) { client in
+        let backend = try BackendProcess(name)
+        let process = backend.process
+        try await backend.withClient { client in
             let health = try await client.call(Health.method, Empty(), as: Health.Result.self)
             #expect(health.status == "ok", "stderr: \(process.stderr)")
             #expect(health.checks == Dictionary(uniqueKeysWithValues: checks.map { ($0, "ok") }))
@@ -47,7 +41,7 @@ import FoundationNetworking
                 let call = Task { try await slow.call() }
                 try await lock.waitUntilSomeoneWaits()
                 process.terminate()
-                try await waitUntil("\(name) refuses new connections") { !acceptsConnections(port: port) }
+                try await waitUntil("\(name) refuses new connections") { !acceptsConnections(port: backend.rpcPort) }
                 #expect(process.process.isRunning, "\(name) exited with a request in flight")
                 return call
             }
