@@ -65,13 +65,13 @@ let package = Package(
         .target(
             name: "ServiceProtocol",
             dependencies: [
-                "CompactJSON", nio, nioPosix, nioFoundation, logging, lifecycle, metrics,
+                "CompactJSON", "TextCoding", nio, nioPosix, nioFoundation, logging, lifecycle, metrics,
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
             ],
             path: "Shared/Protocol"),
         // How opaque values are spelled as text: base64url, random UUIDs.
         .target(name: "TextCoding", path: "Shared/TextCoding"),
-        .target(name: "Postgres", dependencies: ["CLibPQ", nio, nioPosix, logging, metrics], path: "Shared/Postgres"),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Postgres"),
         .target(name: "Redis", dependencies: ["CHiredis", nio, nioPosix, logging, metrics], path: "Shared/Redis"),
         .target(
             name: "ServiceKit",
@@ -89,15 +89,18 @@ let package = Package(
             path: "Services/identity/Sources/IdentityService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "identity", dependencies: ["IdentityService", "ServiceKit"], path: "Services/identity/Sources/identity"),
         .target(name: "TokensAPI", dependencies: ["ServiceProtocol"], path: "Services/tokens/Sources/TokensAPI"),
+        // The access token's claims as JWTKit signs and verifies them: tokens and the gateway share them.
+        .target(name: "TokensJWT", dependencies: ["TokensAPI", jwt], path: "Services/tokens/Sources/TokensJWT"),
         .target(
             name: "TokenService",
             dependencies: [
-                "TokensAPI", "ServiceKit", "ServiceProtocol", "TextCoding", "Postgres", "Redis", "CLibCrypto", jwt, crypto, cryptoExtras, metrics,
+                "TokensAPI", "TokensJWT", "ServiceKit", "ServiceProtocol", "TextCoding", "Postgres", "Redis", "CLibCrypto", jwt, crypto,
+                cryptoExtras, metrics,
                 logging, lifecycle,
             ],
             path: "Services/tokens/Sources/TokenService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "tokens", dependencies: ["TokenService", "ServiceKit"], path: "Services/tokens/Sources/tokens"),
-        .target(name: "ContentStateAPI", dependencies: ["ServiceProtocol"], path: "Services/content-state/Sources/ContentStateAPI"),
+        .target(name: "ContentStateAPI", dependencies: ["ServiceProtocol", "TextCoding"], path: "Services/content-state/Sources/ContentStateAPI"),
         .target(
             name: "ContentStateService",
             dependencies: ["ContentStateAPI", "ServiceKit", "ServiceProtocol", "TextCoding", "Postgres", logging, lifecycle],
@@ -109,7 +112,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "ServiceKit", "ServiceProtocol", "IdentityAPI", "TokensAPI", "TextCoding", "CompactJSON", "Redis", hummingbird, jwt, crypto, logging, lifecycle, metrics, nio, nioPosix,
+                "ServiceKit", "ServiceProtocol", "AccountAdministration", "IdentityAPI", "TokensAPI", "ContentStateAPI", "TokensJWT", "TextCoding", "CompactJSON", "Redis", hummingbird, jwt, crypto, logging, lifecycle, metrics, nio, nioPosix,
                 nioFoundation,
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -203,7 +206,7 @@ let package = Package(
         .testTarget(
             name: "TokenServiceTests",
             dependencies: [
-                "TokenService", "TokensAPI", "TextCoding", "TestSupport", "ServiceKit", "ServiceProtocol", "Postgres", "Redis", jwt, crypto, cryptoExtras,
+                "TokenService", "TokensAPI", "TokensJWT", "TextCoding", "TestSupport", "ServiceKit", "ServiceProtocol", "Postgres", "Redis", jwt, crypto, cryptoExtras,
                 logging, lifecycle,
             ]),
         .testTarget(
@@ -212,7 +215,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "Redis", "ServiceKit", "ServiceProtocol", "TokensAPI", "TextCoding", "TestSupport", logging, lifecycle, jwt, crypto, cryptoExtras, nio,
+                "Gateway", "Redis", "ServiceKit", "ServiceProtocol", "IdentityAPI", "TokensAPI", "ContentStateAPI", "TextCoding", "TestSupport", logging, lifecycle, jwt, crypto, cryptoExtras, nio,
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ]),
         .testTarget(

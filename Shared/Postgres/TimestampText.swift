@@ -1,4 +1,5 @@
 import Foundation
+import TextCoding
 
 /// Converts `Date` to and from Postgres' ISO text form (`2024-05-01 12:30:00.123456+00`),
 /// with microsecond precision and no Foundation formatters (they are slow and locale-bound).

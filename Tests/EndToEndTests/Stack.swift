@@ -94,7 +94,7 @@ final class Stack: Sendable {
             let identityPort = try backend(
                 "identity",
                 [
-                    "APPLE_AUDIENCES": appleAudience, "GOOGLE_AUDIENCES": googleAudience,
+                    "APPLE_AUDIENCES": appleAudience, "GOOGLE_AUDIENCES": googleAudience, "PROVIDER_HTTP_TIMEOUT": "60",
                     "APPLE_JWKS_URL": mockURL + "/apple/auth/keys", "GOOGLE_JWKS_URL": mockURL + "/google/oauth2/v3/certs",
                     "GOOGLE_TOKENINFO_URL": mockURL + "/google/tokeninfo", "GOOGLE_USERINFO_URL": mockURL + "/google/userinfo",
                 ])

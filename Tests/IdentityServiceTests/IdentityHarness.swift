@@ -71,6 +71,8 @@ struct IdentityHarness: Sendable {
             values["DATABASE_POOL_SIZE"] = "4"
             values["APPLE_AUDIENCES"] = appleAudience
             values["GOOGLE_AUDIENCES"] = googleAudience
+            // The mock answers at once when idle; a loaded CI machine can take seconds.
+            values["PROVIDER_HTTP_TIMEOUT"] = "60"
             values.merge(environment) { $1 }
             let env = EnvironmentReader(values)
             let postgres = try await BackendBootstrap.postgres(

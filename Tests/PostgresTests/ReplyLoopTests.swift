@@ -16,7 +16,7 @@ import Testing
                 let start = ContinuousClock.now
                 async let cut: Void = {
                     // Once the long statement runs, its server process is ended under it.
-                    try await waitUntil("the 30 s statement runs") {
+                    try await waitUntil("the 300 s statement runs") {
                         let running = try await admin.query(
                             "SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1::int AND state = 'active'", [.int(pid)])
                         return try running[0].decode("n", as: Int.self) == 1
@@ -24,9 +24,10 @@ import Testing
                     let terminated = try await admin.query("SELECT pg_terminate_backend($1::int) AS done", [.int(pid)])
                     #expect(try terminated[0].decode("done", as: Bool.self))
                 }()
-                await #expect(throws: PostgresError.self) { try await client.query(sleep, [.double(30)]) }
+                await #expect(throws: PostgresError.self) { try await client.query(sleep, [.double(300)]) }
                 try await cut
-                #expect(ContinuousClock.now - start < .seconds(10))
+                // Far sooner than the statement would have ended (generous: a loaded machine is slow).
+                #expect(ContinuousClock.now - start < .seconds(120))
                 // The dropped connection was discarded; a new one answers.
                 let next = try await client.query(sleep, [.double(0)])[0].decode("pid", as: Int.self)
                 #expect(next != pid)

@@ -3,6 +3,7 @@ import Foundation
 import JWTKit
 import ServiceKit
 import Testing
+import TokensJWT
 import _CryptoExtras
 
 @testable import TokenService

@@ -58,6 +58,12 @@ enum JSONCoders {
 /// The RPC layer's JSON coders, for callers that build params or read results themselves
 /// (the gateway forwards JSON it assembled): the compact coders with Foundation's behind them.
 public enum RPCJSON {
+    /// Why a document did not decode, naming the field (under `root`, e.g. `params`) and the
+    /// problem, never the document's content: safe to answer a caller with.
+    public static func describe(decodingError error: any Error, root: String?) -> String {
+        ServiceProtocol.describe(decodingError: error, root: root)
+    }
+
     public static func encode<T: Encodable>(_ value: T) throws -> Data {
         try JSONCoders.encode(value)
     }

@@ -51,11 +51,12 @@ struct IncomingRequest {
     }
 }
 
-/// A short, safe description of why params did not decode: the field path and the problem.
-func describe(decodingError error: any Error) -> String {
+/// A short, safe description of why params did not decode: the field path (under `root`) and
+/// the problem.
+func describe(decodingError error: any Error, root: String? = "params") -> String {
     guard let error = error as? DecodingError else { return "Invalid params" }
     func path(_ codingPath: [any CodingKey]) -> String {
-        (["params"] + codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }).joined(separator: ".")
+        ((root.map { [$0] } ?? []) + codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }).joined(separator: ".")
     }
     switch error {
     case .keyNotFound(let key, let context):

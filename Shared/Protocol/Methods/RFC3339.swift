@@ -1,14 +1,26 @@
 import Foundation
+import TextCoding
 
 /// Times on the wire, in every service's params and results: RFC 3339 in UTC with
 /// milliseconds, e.g. `2026-11-22T10:04:05.123Z`.
 public enum RFC3339 {
+    /// Milliseconds are kept, finer digits dropped (rounded to the microsecond first, so that a
+    /// time read from this form is written back exactly).
     public static func format(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
+        let microseconds = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        guard let exact = Int64(exactly: microseconds) else {
+            return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
+        }
+        let milliseconds = exact >= 0 ? exact / 1000 : (exact - 999) / 1000
+        return RFC3339Milliseconds.format(milliseconds)
     }
 
+    /// `…Z` times by integer arithmetic; any other offset through Foundation.
     public static func parse(_ text: String) -> Date? {
-        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt).parse(text))
+        if let milliseconds = RFC3339Milliseconds.parse(text) {
+            return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        }
+        return (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt).parse(text))
             ?? (try? Date.ISO8601FormatStyle(timeZone: .gmt).parse(text))
     }
 }

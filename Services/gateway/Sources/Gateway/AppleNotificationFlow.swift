@@ -1,6 +1,7 @@
 import Foundation
 import IdentityAPI
 import ServiceProtocol
+import TokensAPI
 
 /// `POST /api/v1/auth/apple/notifications`: identity verifies Apple's JWS and applies the event
 /// to identities and users once (by `jti`); what it leaves to do across backends is done here,
@@ -15,8 +16,7 @@ struct AppleNotificationFlow: Sendable {
         let applied = try await identity.call(Identity.appleNotification, AppleNotificationParams(payload: payload), options: options)
         switch (applied.followUp, applied.userID) {
         case (.revokeSessions, let userID?):
-            try await self.orchestration.revoke(
-                "tokens.revokeAll", ["user_id": .string(userID.uuidString.lowercased())], user: userID, context: context)
+            try await self.orchestration.revoke(Tokens.revokeAll, RevokeAllParams(userID: userID), user: userID, context: context)
         case (.deleteAccount, let userID?):
             try await self.orchestration.deleteUser(userID, context: context)
         default:

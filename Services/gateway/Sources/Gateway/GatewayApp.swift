@@ -72,7 +72,7 @@ public enum GatewayApp {
         ContentRoutes(contentState: backends.contentState, maxBodyBytes: configuration.maxBodyBytes).add(to: authenticated)
 
         AdminRoutes(
-            configuration: configuration.admin, redis: redis, backends: backends, orchestration: orchestration,
+            configuration: configuration.admin, redis: redis, administration: backends.administration, orchestration: orchestration,
             rateLimiter: rateLimiter, loginLimitPerMinute: configuration.rateLimits.adminLoginPerMinute,
             maxBodyBytes: configuration.maxBodyBytes
         ).add(to: router)

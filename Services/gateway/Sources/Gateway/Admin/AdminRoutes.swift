@@ -1,8 +1,10 @@
+import AccountAdministration
 import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdBcrypt
+import IdentityAPI
 import NIOCore
 import NIOPosix
 import Redis
@@ -13,7 +15,7 @@ import ServiceProtocol
 struct AdminRoutes: Sendable {
     let configuration: AdminConfiguration
     let redis: RedisClient
-    let backends: Backends
+    let administration: AccountAdministration
     let orchestration: Orchestration
     let rateLimiter: RateLimiter
     let loginLimitPerMinute: Int
@@ -51,39 +53,24 @@ struct AdminRoutes: Sendable {
 
         let api = admin.group("api").add(middleware: AdminSessionMiddleware(redis: self.redis))
         api.get("users") { request, context in
-            var params: JSONObject = [:]
-            for name in ["query", "cursor"] {
-                if let value = request.uri.queryParameters[Substring(name)] { params[name] = .string(String(value)) }
-            }
-            try ContentRoutes.copyLimit(request, into: &params)
-            let page = try await self.backends.identity.call(
-                "identity.listUsers", params, as: UserPage.self, options: Backends.options(context, idempotent: true))
-            return try jsonResponse(page)
+            let params = ListUsersParams(
+                query: request.uri.queryParameters["query"].map(String.init), limit: try ContentRoutes.limit(request),
+                cursor: request.uri.queryParameters["cursor"].map(String.init))
+            // Users as identity describes them, `is_active` included.
+            return try jsonResponse(try await self.administration.listUsers(params, requestID: context.requestID))
         }
         api.get("users/:id") { _, context in
-            let user = try await self.backends.identity.call(
-                "identity.getUser", ["user_id": .string(try Self.userID(context).uuidString.lowercased())] as JSONObject,
-                as: AdminUserDetail.self, options: Backends.options(context, idempotent: true))
-            return try jsonResponse(user)
+            // With every linked identity (Apple's `email_forwarding` among its members).
+            try jsonResponse(try await self.administration.user(try Self.userID(context), requestID: context.requestID))
         }
         api.post("users/:id/deactivate") { _, context in
-            let user = try await self.orchestration.deactivate(try Self.userID(context), context: context)
-            return try jsonResponse(PublicUser.Public(user: user, includeActive: true))
+            try jsonResponse(try await self.orchestration.deactivate(try Self.userID(context), context: context))
         }
         api.post("users/:id/activate") { _, context in
-            let user = try await self.backends.identity.call(
-                "identity.setActive",
-                ["user_id": .string(try Self.userID(context).uuidString.lowercased()), "active": .bool(true)] as JSONObject,
-                as: PublicUser.self, options: Backends.options(context, idempotent: true))
-            return try jsonResponse(PublicUser.Public(user: user, includeActive: true))
+            try jsonResponse(try await self.administration.activate(try Self.userID(context), requestID: context.requestID))
         }
         api.post("users/:id/revoke-sessions") { _, context in
-            let user = try Self.userID(context)
-            // An unknown user is 404, as for every other admin action.
-            _ = try await self.orchestration.user(user.uuidString.lowercased(), context: context)
-            let result = try await self.orchestration.revoke(
-                "tokens.revokeAll", ["user_id": .string(user.uuidString.lowercased())], user: user, context: context)
-            return jsonResponse(result)
+            try jsonResponse(try await self.orchestration.revokeSessions(try Self.userID(context), context: context))
         }
         api.delete("users/:id") { _, context in
             try await self.orchestration.deleteUser(try Self.userID(context), context: context)
@@ -170,22 +157,5 @@ struct AdminSessionMiddleware: RouterMiddleware {
         var context = context
         context.logger[metadataKey: "admin"] = "true"
         return try await next(request, context)
-    }
-}
-
-/// `identity.listUsers`' page, shown with `is_active`.
-struct UserPage: Codable, Sendable {
-    var users: [PublicUser]
-    var nextCursor: String?
-
-    enum CodingKeys: String, CodingKey {
-        case users
-        case nextCursor = "next_cursor"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.users.map { PublicUser.Public(user: $0, includeActive: true) }, forKey: .users)
-        try container.encode(self.nextCursor, forKey: .nextCursor)
     }
 }

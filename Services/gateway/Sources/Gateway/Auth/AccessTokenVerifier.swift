@@ -3,29 +3,10 @@ import JWTKit
 import Logging
 import NIOCore
 import ServiceProtocol
+import TextCoding
 import TokensAPI
+import TokensJWT
 import Synchronization
-
-/// The claims `tokens` puts in an access token (docs/protocol.md, tokens).
-struct AccessTokenClaims: JWTPayload {
-    var iss: IssuerClaim
-    var aud: AudienceClaim
-    var sub: SubjectClaim
-    var sid: String
-    var iat: IssuedAtClaim
-    var exp: ExpirationClaim
-    var jti: IDClaim
-    var adm: Bool?
-    /// The issue time in Unix milliseconds, compared with a user's not-before (`RevocationKeys`).
-    var iat_ms: Int64?
-
-    var issuedAtMilliseconds: Int64 {
-        RevocationKeys.issuedAtMilliseconds(claim: self.iat_ms, issuedAt: self.iat.value)
-    }
-
-    /// The time checks need the gateway's leeway; `AccessTokenVerifier` makes them.
-    func verify(using algorithm: some JWTAlgorithm) async throws {}
-}
 
 /// What a verified access token says.
 struct VerifiedToken: Sendable {
@@ -66,9 +47,8 @@ struct AccessTokenVerifier: Sendable {
             throw APIError.unauthorized
         }
         let leeway = Double(self.leeway)
-        guard claims.iss.value == self.issuer, claims.aud.value.contains(self.audience),
-            claims.iat.value.timeIntervalSince1970 - leeway <= now,
-            let userID = UUID(uuidString: claims.sub.value), let sessionID = UUID(uuidString: claims.sid)
+        guard let (userID, sessionID) = claims.subject(issuer: self.issuer, audience: self.audience),
+            claims.iat.value.timeIntervalSince1970 - leeway <= now
         else {
             logger.debug("Access token refused: claims")
             throw APIError.unauthorized
@@ -171,10 +151,8 @@ actor SigningKeyCache {
     /// The `kid` of a JWT's header, without verifying anything.
     static func keyID(of token: String) -> String? {
         guard let end = token.firstIndex(of: "."), token.distance(from: token.startIndex, to: end) <= 1024 else { return nil }
-        var base64 = token[..<end].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64),
-            let header = try? JSONDecoder().decode(Header.self, from: data)
+        guard let bytes = Base64URL.decode(String(token[..<end])),
+            let header = try? JSONDecoder().decode(Header.self, from: Data(bytes))
         else { return nil }
         return header.kid
     }
@@ -204,7 +182,7 @@ actor SigningKeyCache {
     }
 
     private func load() async throws {
-        let bytes = try await self.tokens.callJSON("tokens.jwks", params: Data("{}".utf8), options: .init(idempotent: true))
+        let bytes = try await self.tokens.callReturningJSON(Tokens.jwks, Empty(), options: .init(idempotent: true))
         let jwks: JWKS
         do {
             jwks = try JSONDecoder().decode(JWKS.self, from: bytes)

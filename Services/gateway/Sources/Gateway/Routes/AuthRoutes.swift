@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
+import IdentityAPI
 import ServiceProtocol
+import TokensAPI
 
 /// `/api/v1/auth/...`: sign-in, refresh, logout, the current user, sessions, linked
 /// identities and account deletion (DESIGN.md section 6).
@@ -17,12 +19,12 @@ struct AuthRoutes: Sendable {
         group.post("auth/apple") { request, context in
             try await self.rateLimiter.check("signin", limit: self.limits.signInPerMinute, request: request, context: context)
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
-            return try await self.signIn(provider: "apple", body: body, context: context)
+            return try await self.signIn(provider: .apple, body: body, context: context)
         }
         group.post("auth/google") { request, context in
             try await self.rateLimiter.check("signin", limit: self.limits.signInPerMinute, request: request, context: context)
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
-            return try await self.signIn(provider: "google", body: body, context: context)
+            return try await self.signIn(provider: .google, body: body, context: context)
         }
         group.post("auth/apple/notifications") { request, context in
             try await self.rateLimiter.check(
@@ -37,7 +39,7 @@ struct AuthRoutes: Sendable {
         group.post("auth/refresh") { request, context in
             try await self.rateLimiter.check("refresh", limit: self.limits.refreshPerMinute, request: request, context: context)
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
-            guard let token = body["refresh_token"], case .string(let text) = token, !text.isEmpty else {
+            guard case .string(let token)? = body["refresh_token"], !token.isEmpty else {
                 throw APIError.badRequest("refresh_token is required")
             }
             return try await self.orchestration.refresh(refreshToken: token, context: context).response()
@@ -49,18 +51,16 @@ struct AuthRoutes: Sendable {
         group.post("auth/logout") { request, context in
             let caller = try context.requireCaller()
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes, optional: true)
-            let scope = body["scope"] ?? .string("local")
-            let userID = JSONValue.string(caller.userID.uuidString.lowercased())
-            let sessionID = JSONValue.string(caller.sessionID.uuidString.lowercased())
             let user = caller.userID
-            switch scope {
+            switch body["scope"] ?? .string("local") {
             case .string("local"):
-                try await self.orchestration.revoke("tokens.revoke", ["user_id": userID, "session_id": sessionID], user: user, context: context)
+                try await self.orchestration.revoke(
+                    Tokens.revoke, RevokeParams(userID: user, sessionID: caller.sessionID), user: user, context: context)
             case .string("others"):
                 try await self.orchestration.revoke(
-                    "tokens.revokeAll", ["user_id": userID, "except_session_id": sessionID], user: user, context: context)
+                    Tokens.revokeAll, RevokeAllParams(userID: user, exceptSessionID: caller.sessionID), user: user, context: context)
             case .string("global"):
-                try await self.orchestration.revoke("tokens.revokeAll", ["user_id": userID], user: user, context: context)
+                try await self.orchestration.revoke(Tokens.revokeAll, RevokeAllParams(userID: user), user: user, context: context)
             default:
                 throw APIError.badRequest("scope must be local, others or global")
             }
@@ -68,7 +68,7 @@ struct AuthRoutes: Sendable {
         }
         group.get("auth/me") { _, context in
             let caller = try context.requireCaller()
-            return try jsonResponse(try await self.orchestration.user(caller.userID.uuidString.lowercased(), context: context))
+            return try jsonResponse(PublicUser(user: try await self.orchestration.user(caller.userID, context: context)))
         }
         group.delete("auth/account") { _, context in
             let caller = try context.requireCaller()
@@ -77,25 +77,16 @@ struct AuthRoutes: Sendable {
         }
         group.get("auth/sessions") { _, context in
             let caller = try context.requireCaller()
-            var list = try await self.backends.tokens.call(
-                "tokens.listSessions", ["user_id": .string(caller.userID.uuidString.lowercased())] as JSONObject,
-                as: SessionList.self, options: Backends.options(context, idempotent: true))
-            let current = caller.sessionID.uuidString.lowercased()
-            for index in list.sessions.indices {
-                list.sessions[index].current = list.sessions[index].id.lowercased() == current
-            }
-            return try jsonResponse(list)
+            let list = try await self.backends.tokens.call(
+                Tokens.listSessions, ListSessionsParams(userID: caller.userID), options: Backends.options(context, idempotent: true))
+            return try jsonResponse(PublicSessions(list, current: caller.sessionID))
         }
         group.delete("auth/sessions/:id") { _, context in
             let caller = try context.requireCaller()
             guard let sessionID = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound }
             do {
                 try await self.orchestration.revoke(
-                    "tokens.revoke",
-                    [
-                        "user_id": .string(caller.userID.uuidString.lowercased()),
-                        "session_id": .string(sessionID.uuidString.lowercased()),
-                    ], user: caller.userID, context: context)
+                    Tokens.revoke, RevokeParams(userID: caller.userID, sessionID: sessionID), user: caller.userID, context: context)
             } catch let error as RPCError where error.code == .notFound {
                 throw APIError(.notFound, .notFound, "No such session")
             }
@@ -105,49 +96,46 @@ struct AuthRoutes: Sendable {
             let caller = try context.requireCaller()
             let provider = try Self.provider(context)
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
-            var params = try Self.credential(provider: provider, body: body)
-            params["user_id"] = .string(caller.userID.uuidString.lowercased())
-            let user = try await self.backends.identity.call(
-                "identity.link", params, as: PublicUser.self, options: Backends.options(context, idempotent: true))
-            return try jsonResponse(user)
+            let params = LinkParams(userID: caller.userID, credential: try Self.credential(provider: provider, body: body))
+            let user = try await self.backends.identity.call(Identity.link, params, options: Backends.options(context, idempotent: true))
+            return try jsonResponse(PublicUser(user: user))
         }
         group.delete("auth/identities/:provider") { _, context in
             let caller = try context.requireCaller()
-            let provider = try Self.provider(context)
-            let user = try await self.backends.identity.call(
-                "identity.unlink",
-                ["user_id": .string(caller.userID.uuidString.lowercased()), "provider": .string(provider)] as JSONObject,
-                as: PublicUser.self, options: Backends.options(context, idempotent: false))
-            return try jsonResponse(user)
+            let params = UnlinkParams(userID: caller.userID, provider: try Self.provider(context))
+            let user = try await self.backends.identity.call(Identity.unlink, params, options: Backends.options(context, idempotent: false))
+            return try jsonResponse(PublicUser(user: user))
         }
     }
 
-    private func signIn(provider: String, body: JSONObject, context: GatewayRequestContext) async throws -> Response {
+    private func signIn(provider: IdentityProvider, body: JSONObject, context: GatewayRequestContext) async throws -> Response {
         let credential = try Self.credential(provider: provider, body: body)
-        return try await self.orchestration.signIn(credential: credential, deviceName: body["device_name"], context: context).response()
+        let deviceName = try body.string("device_name")
+        return try await self.orchestration.signIn(credential: credential, deviceName: deviceName, context: context).response()
     }
 
-    /// The provider credential identity expects, from a sign-in or link body.
-    static func credential(provider: String, body: JSONObject) throws -> JSONObject {
-        var credential: JSONObject = ["provider": .string(provider)]
+    /// The provider credential identity expects, from a sign-in or link body, read by
+    /// `ProviderCredential`'s own rules (e.g. `full_name` as a string or Apple's components).
+    static func credential(provider: IdentityProvider, body: JSONObject) throws -> ProviderCredential {
+        var credential: JSONObject = ["provider": .string(provider.rawValue)]
         switch provider {
-        case "apple":
+        case .apple:
             guard body["identity_token"]?.stringValue?.isEmpty == false else {
                 throw APIError.badRequest("identity_token is required")
             }
             credential.copy(["identity_token", "authorization_code", "nonce", "full_name", "email"], from: body)
-        default:
+        case .google:
             guard body["id_token"]?.stringValue?.isEmpty == false || body["access_token"]?.stringValue?.isEmpty == false else {
                 throw APIError.badRequest("id_token or access_token is required")
             }
             credential.copy(["id_token", "access_token", "nonce", "email"], from: body)
         }
-        return credential
+        return try credential.decode(as: ProviderCredential.self)
     }
 
     /// `apple` or `google` from the path; anything else is not a route.
-    static func provider(_ context: GatewayRequestContext) throws -> String {
-        guard let provider = context.parameters.get("provider"), provider == "apple" || provider == "google" else {
+    static func provider(_ context: GatewayRequestContext) throws -> IdentityProvider {
+        guard let provider = context.parameters.get("provider").flatMap(IdentityProvider.init(rawValue:)) else {
             throw APIError.notFound
         }
         return provider

@@ -1,3 +1,4 @@
+import ContentStateAPI
 import Foundation
 import Hummingbird
 import NIOCore
@@ -13,95 +14,105 @@ struct ContentRoutes: Sendable {
     func add(to group: RouterGroup<GatewayRequestContext>) {
         group.put("favorites/:item_id") { request, context in
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes, optional: true)
-            var params = try Self.itemParams(context)
-            params.copy(["nickname", "position"], from: body)
-            return try await self.forward("content.favorites.put", params, idempotent: true, context: context)
+            let item = try Self.item(context)
+            let params = FavoritePutParams(
+                userID: item.userID, itemID: item.itemID, nickname: try body.textUpdate("nickname"),
+                position: try body.integerUpdate("position"))
+            return try await self.forward(ContentState.favoritesPut, params, idempotent: true, context: context)
         }
         group.delete("favorites/:item_id") { _, context in
-            try await self.forwardNoContent("content.favorites.remove", try Self.itemParams(context), context: context)
+            try await self.forwardNoContent(ContentState.favoritesRemove, try Self.item(context), context: context)
         }
         group.post("favorites/:item_id/toggle") { _, context in
             // Not idempotent: a retry would toggle twice.
-            try await self.forward("content.favorites.toggle", try Self.itemParams(context), idempotent: false, context: context)
+            try await self.forward(ContentState.favoritesToggle, try Self.item(context), idempotent: false, context: context)
         }
         group.get("favorites") { request, context in
-            var params = try Self.listParams(request, context)
-            if let order = request.uri.queryParameters["order"] { params["order"] = .string(String(order)) }
-            return try await self.forward("content.favorites.list", params, idempotent: true, context: context)
+            let page = try Self.page(request, context)
+            var order: FavoritesOrder?
+            if let text = request.uri.queryParameters["order"] {
+                guard let value = FavoritesOrder(rawValue: String(text)) else {
+                    throw APIError.badRequest("order must be one of: \(FavoritesOrder.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                order = value
+            }
+            let params = FavoritesListParams(userID: page.userID, order: order, limit: page.limit, cursor: page.cursor)
+            return try await self.forward(ContentState.favoritesList, params, idempotent: true, context: context)
         }
-        self.addMarks("read", method: "read", markVerb: "mark", unmarkVerb: "unmark", to: group)
-        self.addMarks("unlikes", method: "unlikes", markVerb: "put", unmarkVerb: "remove", to: group)
+        self.addMarks("read", mark: ContentState.readMark, unmark: ContentState.readUnmark, list: ContentState.readList, to: group)
+        self.addMarks(
+            "unlikes", mark: ContentState.unlikesPut, unmark: ContentState.unlikesRemove, list: ContentState.unlikesList, to: group)
         group.post("read/batch") { request, context in
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
-            guard case .array = body["item_ids"] else { throw APIError.badRequest("item_ids must be an array of item ids") }
-            guard case .bool = body["read"] else { throw APIError.badRequest("read must be true or false") }
-            var params = try Self.userParams(context)
-            params.copy(["item_ids", "read"], from: body)
-            return try await self.forward("content.read.batch", params, idempotent: true, context: context)
+            let params = ReadBatchParams(
+                userID: try Self.userID(context), itemIDs: try body.itemIDs(), read: try body.requiredBool("read"))
+            return try await self.forward(ContentState.readBatch, params, idempotent: true, context: context)
         }
         group.post("state/query") { request, context in
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
-            guard case .array = body["item_ids"] else { throw APIError.badRequest("item_ids must be an array of item ids") }
-            var params = try Self.userParams(context)
-            params.copy(["item_ids"], from: body)
-            return try await self.forward("content.state.query", params, idempotent: true, context: context)
+            let params = StateQueryParams(userID: try Self.userID(context), itemIDs: try body.itemIDs())
+            return try await self.forward(ContentState.stateQuery, params, idempotent: true, context: context)
         }
         group.get("state/changes") { request, context in
-            var params = try Self.userParams(context)
-            try Self.copyLimit(request, into: &params)
-            if let since = request.uri.queryParameters["since"] { params["since"] = .string(String(since)) }
-            return try await self.forward("content.state.changes", params, idempotent: true, context: context)
+            let since = request.uri.queryParameters["since"].map(String.init)
+            let params = ChangesParams(userID: try Self.userID(context), since: since, limit: try Self.limit(request))
+            return try await self.forward(ContentState.stateChanges, params, idempotent: true, context: context)
         }
     }
 
     /// `PUT`, `DELETE /{path}/{item_id}` and `GET /{path}` of read marks and unlikes.
-    private func addMarks(_ path: String, method: String, markVerb: String, unmarkVerb: String, to group: RouterGroup<GatewayRequestContext>) {
+    private func addMarks<Mark>(
+        _ path: String, mark: RPCMethod<ItemParams, Mark>, unmark: RPCMethod<ItemParams, RemovalResult>,
+        list: RPCMethod<PageParams, MarksPage<Mark>>, to group: RouterGroup<GatewayRequestContext>
+    ) {
         group.put("\(path)/:item_id") { _, context in
-            try await self.forward("content.\(method).\(markVerb)", try Self.itemParams(context), idempotent: true, context: context)
+            try await self.forward(mark, try Self.item(context), idempotent: true, context: context)
         }
         group.delete("\(path)/:item_id") { _, context in
-            try await self.forwardNoContent("content.\(method).\(unmarkVerb)", try Self.itemParams(context), context: context)
+            try await self.forwardNoContent(unmark, try Self.item(context), context: context)
         }
         group.get(RouterPath(path)) { request, context in
-            try await self.forward("content.\(method).list", try Self.listParams(request, context), idempotent: true, context: context)
+            try await self.forward(list, try Self.page(request, context), idempotent: true, context: context)
         }
     }
 
-    private func forward(_ method: String, _ params: JSONObject, idempotent: Bool, context: GatewayRequestContext) async throws -> Response {
-        let result = try await self.contentState.callJSON(
-            method, params: try params.encoded(), options: Backends.options(context, idempotent: idempotent))
-        return jsonResponse(result)
+    private func forward<Params, Result>(
+        _ method: RPCMethod<Params, Result>, _ params: Params, idempotent: Bool, context: GatewayRequestContext
+    ) async throws -> Response {
+        jsonResponse(
+            try await self.contentState.callReturningJSON(method, params, options: Backends.options(context, idempotent: idempotent)))
     }
 
-    private func forwardNoContent(_ method: String, _ params: JSONObject, context: GatewayRequestContext) async throws -> Response {
-        _ = try await self.contentState.callJSON(method, params: try params.encoded(), options: Backends.options(context, idempotent: true))
+    private func forwardNoContent<Result>(
+        _ method: RPCMethod<ItemParams, Result>, _ params: ItemParams, context: GatewayRequestContext
+    ) async throws -> Response {
+        _ = try await self.contentState.callReturningJSON(method, params, options: Backends.options(context, idempotent: true))
         return Response(status: .noContent)
     }
 
-    static func userParams(_ context: GatewayRequestContext) throws -> JSONObject {
-        ["user_id": .string(try context.requireCaller().userID.uuidString.lowercased())]
+    static func userID(_ context: GatewayRequestContext) throws -> UUID {
+        try context.requireCaller().userID
     }
 
     /// The user and the percent-decoded `item_id` of the path; content-state checks its rules.
-    static func itemParams(_ context: GatewayRequestContext) throws -> JSONObject {
+    static func item(_ context: GatewayRequestContext) throws -> ItemParams {
         guard let raw = context.parameters.get("item_id"), let itemID = raw.removingPercentEncoding else {
             throw APIError.badRequest("The item id in the path is not valid percent-encoding")
         }
-        var params = try Self.userParams(context)
-        params["item_id"] = .string(itemID)
-        return params
+        return ItemParams(userID: try Self.userID(context), itemID: itemID)
     }
 
-    static func listParams(_ request: Request, _ context: GatewayRequestContext) throws -> JSONObject {
-        var params = try Self.userParams(context)
-        try Self.copyLimit(request, into: &params)
-        if let cursor = request.uri.queryParameters["cursor"] { params["cursor"] = .string(String(cursor)) }
-        return params
+    /// The user, `limit` and `cursor` of a list request.
+    static func page(_ request: Request, _ context: GatewayRequestContext) throws -> PageParams {
+        PageParams(
+            userID: try Self.userID(context), limit: try Self.limit(request),
+            cursor: request.uri.queryParameters["cursor"].map(String.init))
     }
 
-    static func copyLimit(_ request: Request, into params: inout JSONObject) throws {
-        guard let text = request.uri.queryParameters["limit"] else { return }
-        guard let limit = Int64(text) else { throw APIError.badRequest("limit must be an integer from 1 to 200") }
-        params["limit"] = .int(limit)
+    /// `limit` from the query; its range is content-state's rule (and identity's for users).
+    static func limit(_ request: Request) throws -> Int? {
+        guard let text = request.uri.queryParameters["limit"] else { return nil }
+        guard let limit = Int(text) else { throw APIError.badRequest("limit must be an integer from 1 to 200") }
+        return limit
     }
 }

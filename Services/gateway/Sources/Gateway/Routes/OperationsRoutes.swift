@@ -13,7 +13,7 @@ struct ReadinessChecks {
         [.redis(redis)]
             + [("identity", backends.identity), ("tokens", backends.tokens), ("content-state", backends.contentState)].map { name, client in
                 HealthCheck(name) {
-                    let health = try await client.call("health", Empty(), as: Health.Result.self, options: .init(timeout: .seconds(2)))
+                    let health = try await client.call(Health.method, Empty(), as: Health.Result.self, options: .init(timeout: .seconds(2)))
                     guard health.status == "ok" else { throw Degraded(status: health.status) }
                 }
             }

@@ -1,5 +1,6 @@
 import TextCoding
 import TokensAPI
+import TokensJWT
 import Foundation
 import JWTKit
 import Logging

@@ -1,6 +1,7 @@
-import TokensAPI
 import Foundation
 import Logging
+import TokensAPI
+import TokensJWT
 
 /// `tokens.verify`: for internal callers without a JWKS. Checks the signature, pins `iss` and
 /// `aud`, then `exp` (by the service's clock; `token_expired`), then revocation
@@ -17,8 +18,7 @@ struct AccessTokenVerifier: Sendable {
 
     func verify(_ token: String) async throws -> VerifiedAccessToken {
         guard let claims = try? await self.keyRing.verify(token),
-            claims.iss.value == self.issuer, claims.aud.value.contains(self.audience),
-            let userID = UUID(uuidString: claims.sub.value), let sessionID = UUID(uuidString: claims.sid)
+            let (userID, sessionID) = claims.subject(issuer: self.issuer, audience: self.audience)
         else { throw TokenError.invalidAccessToken }
         guard self.clock.now() < claims.exp.value else { throw TokenError.accessTokenExpired }
         let issuedAt = claims.iat.value

@@ -1,7 +1,7 @@
 /// Proleptic Gregorian calendar arithmetic (H. Hinnant's days-from-civil algorithms).
-enum CivilDate {
+public enum CivilDate {
     /// Days since 1970-01-01 of a date; year 0 is 1 BC.
-    static func toDays(year: Int, month: Int, day: Int) -> Int {
+    public static func toDays(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -11,7 +11,7 @@ enum CivilDate {
     }
 
     /// The date `days` after 1970-01-01.
-    static func fromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+    public static func fromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

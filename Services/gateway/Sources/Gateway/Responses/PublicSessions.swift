@@ -1,0 +1,35 @@
+import Foundation
+import TokensAPI
+
+/// `GET /api/v1/auth/sessions`: the live sessions `tokens.listSessions` returns, each marked
+/// `current` when it is the caller's.
+struct PublicSessions: Encodable {
+    var sessions: [Session]
+
+    init(_ list: SessionList, current: UUID) {
+        self.sessions = list.sessions.map { Session(summary: $0, current: $0.id == current) }
+    }
+
+    struct Session: Encodable {
+        var summary: SessionSummary
+        var current: Bool
+
+        private enum CodingKeys: String, CodingKey {
+            case id, current
+            case deviceName = "device_name"
+            case createdAt = "created_at"
+            case lastUsedAt = "last_used_at"
+            case expiresAt = "expires_at"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(self.summary.id.uuidString.lowercased(), forKey: .id)
+            try container.encode(self.summary.deviceName, forKey: .deviceName)
+            try container.encode(self.summary.createdAt, forKey: .createdAt)
+            try container.encode(self.summary.lastUsedAt, forKey: .lastUsedAt)
+            try container.encode(self.summary.expiresAt, forKey: .expiresAt)
+            try container.encode(self.current, forKey: .current)
+        }
+    }
+}
