@@ -1,0 +1,61 @@
+import Foundation
+
+/// Where ``ContentSync`` left off: the changes feed's cursor and the items the app has been
+/// told about, for one user.
+public struct SyncCheckpoint: Codable, Hashable, Sendable {
+    /// The user the checkpoint belongs to; another user's sync starts from the beginning.
+    public var userID: String
+    /// The last `next_cursor` whose changes the app applied.
+    public var cursor: String?
+    /// Items the app holds state for: a change of one of these is an update, of another an insert.
+    public var knownItemIDs: Set<String>
+
+    public init(userID: String, cursor: String? = nil, knownItemIDs: Set<String> = []) {
+        self.userID = userID
+        self.cursor = cursor
+        self.knownItemIDs = knownItemIDs
+    }
+}
+
+/// Where ``ContentSync`` keeps its ``SyncCheckpoint`` between launches.
+public protocol SyncCursorStore: Sendable {
+    func load() async throws -> SyncCheckpoint?
+    func save(_ checkpoint: SyncCheckpoint) async throws
+    func clear() async throws
+}
+
+/// A ``SyncCursorStore`` that forgets everything when the process ends.
+public actor InMemorySyncCursorStore: SyncCursorStore {
+    private var checkpoint: SyncCheckpoint?
+
+    public init(_ checkpoint: SyncCheckpoint? = nil) {
+        self.checkpoint = checkpoint
+    }
+
+    public func load() -> SyncCheckpoint? { self.checkpoint }
+    public func save(_ checkpoint: SyncCheckpoint) { self.checkpoint = checkpoint }
+    public func clear() { self.checkpoint = nil }
+}
+
+/// A ``SyncCursorStore`` in one JSON file (mode 0600, replaced atomically), e.g. in the app's
+/// Application Support folder.
+public actor FileSyncCursorStore: SyncCursorStore {
+    public let file: URL
+
+    public init(file: URL) {
+        self.file = file
+    }
+
+    public func load() throws -> SyncCheckpoint? {
+        guard let data = try PrivateFile.read(self.file) else { return nil }
+        return try JSONDecoder().decode(SyncCheckpoint.self, from: data)
+    }
+
+    public func save(_ checkpoint: SyncCheckpoint) throws {
+        try PrivateFile.write(try JSONEncoder().encode(checkpoint), to: self.file)
+    }
+
+    public func clear() throws {
+        try PrivateFile.remove(self.file)
+    }
+}
