@@ -47,10 +47,12 @@ public final class LatchkeyClient: Sendable {
         }
     }
 
+    /// What the client was made with.
     public let configuration: Configuration
     let gateway: GatewayConnection
     let session: SessionController
 
+    /// A client for one gateway; it reads the token store on first use.
     public init(configuration: Configuration) {
         self.configuration = configuration
         self.gateway = GatewayConnection(
@@ -102,7 +104,7 @@ public final class LatchkeyClient: Sendable {
             try await self.session.refused(refusal, accessToken: tokens.accessToken)
             throw refusal
         }
-        let renewed = try await self.session.tokens(afterExpiryOf: tokens.accessToken)
+        let renewed = try await self.session.validTokens(replacingExpired: tokens.accessToken)
         do {
             return try await self.gateway.send(method, path, query: query, body: body, bearer: renewed.accessToken)
         } catch {

@@ -31,27 +31,12 @@ actor SessionController {
 
     // MARK: - Tokens for requests
 
-    /// Tokens to send now: refreshed first when the access token expires within the refresh margin.
-    func validTokens() async throws(LatchkeyError) -> StoredTokens {
+    /// Tokens to send now: refreshed first when the access token expires within the refresh
+    /// margin, or when it is `expired`, the one the gateway just refused with `token_expired`
+    /// (unless another caller's refresh already replaced it).
+    func validTokens(replacingExpired expired: String? = nil) async throws(LatchkeyError) -> StoredTokens {
         switch try await self.settledState() {
-        case .signedIn(let tokens) where self.needsRefresh(tokens):
-            return try await self.refresh(tokens)
-        case .signedIn(let tokens):
-            return tokens
-        case .refreshing(_, let task):
-            return try await Self.value(of: task)
-        case .signedOut:
-            throw .notSignedIn
-        case .notLoaded, .loading:
-            preconditionFailure("settledState returned an unsettled state")
-        }
-    }
-
-    /// Tokens to retry with after the gateway answered `token_expired` to `accessToken`: the
-    /// tokens another caller's refresh already brought, or a refresh of our own.
-    func tokens(afterExpiryOf accessToken: String) async throws(LatchkeyError) -> StoredTokens {
-        switch try await self.settledState() {
-        case .signedIn(let tokens) where tokens.accessToken == accessToken:
+        case .signedIn(let tokens) where tokens.accessToken == expired || self.needsRefresh(tokens):
             return try await self.refresh(tokens)
         case .signedIn(let tokens):
             return tokens

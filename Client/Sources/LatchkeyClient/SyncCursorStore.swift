@@ -46,16 +46,7 @@ public actor FileSyncCursorStore: SyncCursorStore {
         self.file = file
     }
 
-    public func load() throws -> SyncCheckpoint? {
-        guard let data = try PrivateFile.read(self.file) else { return nil }
-        return try JSONDecoder().decode(SyncCheckpoint.self, from: data)
-    }
-
-    public func save(_ checkpoint: SyncCheckpoint) throws {
-        try PrivateFile.write(try JSONEncoder().encode(checkpoint), to: self.file)
-    }
-
-    public func clear() throws {
-        try PrivateFile.remove(self.file)
-    }
+    public func load() throws -> SyncCheckpoint? { try PrivateJSONFile<SyncCheckpoint>(url: self.file).load() }
+    public func save(_ checkpoint: SyncCheckpoint) throws { try PrivateJSONFile(url: self.file).save(checkpoint) }
+    public func clear() throws { try PrivateJSONFile<SyncCheckpoint>(url: self.file).clear() }
 }

@@ -61,16 +61,7 @@ public actor FileTokenStore: TokenStore {
         self.file = file
     }
 
-    public func load() throws -> StoredTokens? {
-        guard let data = try PrivateFile.read(self.file) else { return nil }
-        return try JSONDecoder().decode(StoredTokens.self, from: data)
-    }
-
-    public func save(_ tokens: StoredTokens) throws {
-        try PrivateFile.write(try JSONEncoder().encode(tokens), to: self.file)
-    }
-
-    public func clear() throws {
-        try PrivateFile.remove(self.file)
-    }
+    public func load() throws -> StoredTokens? { try PrivateJSONFile<StoredTokens>(url: self.file).load() }
+    public func save(_ tokens: StoredTokens) throws { try PrivateJSONFile(url: self.file).save(tokens) }
+    public func clear() throws { try PrivateJSONFile<StoredTokens>(url: self.file).clear() }
 }
