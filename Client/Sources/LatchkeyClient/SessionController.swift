@@ -218,7 +218,10 @@ actor SessionController {
         self.subscribers[id] = nil
     }
 
+    /// Tells every subscriber; one whose stream ended is dropped.
     private func publish(_ state: AuthState) {
-        for continuation in self.subscribers.values { continuation.yield(state) }
+        for (id, continuation) in self.subscribers {
+            if case .terminated = continuation.yield(state) { self.subscribers[id] = nil }
+        }
     }
 }
