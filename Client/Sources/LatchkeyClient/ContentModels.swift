@@ -74,7 +74,9 @@ public struct ItemChange: Codable, Hashable, Sendable {
 
 /// One page of the changes feed. Pass ``nextCursor`` as `since` next time.
 public struct ChangesPage: Codable, Hashable, Sendable {
+    /// Each changed item once, with its whole current state.
     public var changes: [ItemChange]
+    /// Always set: it stays the same when nothing changed.
     public var nextCursor: String
     /// Another page is ready now.
     public var hasMore: Bool

@@ -20,11 +20,15 @@ public struct SyncBatch: Sendable, Hashable {
 /// crash in between hands the same page again. Apply changes by item id (upsert, delete) and a
 /// repeat does no harm. Run one sync at a time.
 public actor ContentSync {
+    /// The client whose user's state is synced.
     public let client: LatchkeyClient
+    /// Where the checkpoint is kept between syncs and launches.
     public let store: any SyncCursorStore
     /// Changes per page (the gateway's default when nil).
     public let pageSize: Int?
 
+    /// A sync of `client`'s user, from the checkpoint in `store` (an in-memory one starts over
+    /// at every launch: give it a ``FileSyncCursorStore`` in an app).
     public init(client: LatchkeyClient, store: any SyncCursorStore = InMemorySyncCursorStore(), pageSize: Int? = nil) {
         self.client = client
         self.store = store

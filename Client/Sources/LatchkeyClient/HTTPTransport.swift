@@ -50,6 +50,7 @@ public protocol HTTPTransport: Sendable {
 
 /// ``HTTPTransport`` over a `URLSession` (Foundation on Apple platforms, FoundationNetworking on Linux).
 public struct URLSessionTransport: HTTPTransport {
+    /// The session the requests go through: `.shared`, or one with the app's own configuration.
     public let session: URLSession
 
     public init(session: URLSession = .shared) {

@@ -12,6 +12,7 @@ public actor KeychainTokenStore: TokenStore {
     /// A Keychain access group shared with the app's extensions, or nil for the app's own.
     public let accessGroup: String?
 
+    /// The store of one Keychain item, named by `service` and `account`.
     public init(service: String, account: String = "latchkey.tokens", accessGroup: String? = nil) {
         self.service = service
         self.account = account

@@ -19,8 +19,11 @@ public struct SyncCheckpoint: Codable, Hashable, Sendable {
 
 /// Where ``ContentSync`` keeps its ``SyncCheckpoint`` between launches.
 public protocol SyncCursorStore: Sendable {
+    /// The stored checkpoint, or nil when there is none.
     func load() async throws -> SyncCheckpoint?
+    /// Replaces whatever is stored.
     func save(_ checkpoint: SyncCheckpoint) async throws
+    /// Removes the stored checkpoint; no error when there was none.
     func clear() async throws
 }
 
@@ -40,6 +43,7 @@ public actor InMemorySyncCursorStore: SyncCursorStore {
 /// A ``SyncCursorStore`` in one JSON file (mode 0600, replaced atomically), e.g. in the app's
 /// Application Support folder.
 public actor FileSyncCursorStore: SyncCursorStore {
+    /// The file; its folder must exist.
     public let file: URL
 
     public init(file: URL) {

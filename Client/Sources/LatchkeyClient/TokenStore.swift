@@ -55,6 +55,7 @@ public actor InMemoryTokenStore: TokenStore {
 /// A ``TokenStore`` in one JSON file that only its owner can read (mode 0600), replaced
 /// atomically on every save, so a crash leaves the old pair or the new one, never half of one.
 public actor FileTokenStore: TokenStore {
+    /// The file; its folder must exist.
     public let file: URL
 
     public init(file: URL) {
