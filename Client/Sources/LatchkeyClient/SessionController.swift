@@ -126,15 +126,16 @@ actor SessionController {
 
     // MARK: - Sign-in and sign-out
 
-    /// A sign-in succeeded: keep its tokens and tell the subscribers.
+    /// A sign-in succeeded: store its tokens, then hold them and tell the subscribers. When the
+    /// store fails the sign-in fails, and the client stays as it was.
     func signedIn(_ tokens: StoredTokens) async throws(LatchkeyError) {
-        self.state = .signedIn(tokens)
-        self.publish(.signedIn(tokens.user))
         do {
             try await self.store.save(tokens)
         } catch {
             throw .tokenStore(error)
         }
+        self.state = .signedIn(tokens)
+        self.publish(.signedIn(tokens.user))
     }
 
     /// The gateway sent a newer description of the signed-in user (me, link, unlink).

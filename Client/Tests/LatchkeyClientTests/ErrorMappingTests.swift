@@ -110,3 +110,26 @@ import Testing
         #expect(transport.requests.isEmpty)
     }
 }
+
+/// A token store that fails every call, as a locked Keychain does.
+struct FailingTokenStore: TokenStore {
+    struct Failure: Error {}
+    func load() async throws -> StoredTokens? { throw Failure() }
+    func save(_ tokens: StoredTokens) async throws { throw Failure() }
+    func clear() async throws { throw Failure() }
+}
+
+extension ErrorMappingTests {
+    @Test func aFailingTokenStoreIsReportedAndASignInItCannotKeepFails() async throws {
+        let clock = TestClock()
+        let client = makeClient(
+            StubTransport { _ in Reply.tokens(access: "a", refresh: "r", now: clock.now) }, clock: clock, store: FailingTokenStore())
+        let isStoreFailure: @Sendable (any Error) -> Bool = { error in
+            guard case LatchkeyError.tokenStore(let underlying) = error else { return false }
+            return underlying is FailingTokenStore.Failure
+        }
+        await #expect(performing: { try await client.authState() }, throws: isStoreFailure)
+        await #expect(performing: { try await client.signIn(with: .idToken("google-token")) }, throws: isStoreFailure)
+        await #expect(performing: { try await client.favoritesPage() }, throws: isStoreFailure)
+    }
+}
