@@ -36,6 +36,17 @@ struct ClientLibraryTests {
         return (client, store)
     }
 
+    /// A phone and a tablet signed in with one Apple account.
+    static func phoneAndTablet(
+        _ stack: Stack, subject: String = "apple-\(UUID().uuidString)"
+    ) async throws -> ((LatchkeyClient, FileTokenStore), (LatchkeyClient, FileTokenStore)) {
+        let phone = try Self.device(stack, name: "phone")
+        let tablet = try Self.device(stack, name: "tablet")
+        try await phone.0.signIn(with: try await Self.apple(stack, subject))
+        try await tablet.0.signIn(with: try await Self.apple(stack, subject))
+        return (phone, tablet)
+    }
+
     /// What Sign in with Apple gives an app for the mock's Apple account `subject`.
     static func apple(_ stack: Stack, _ subject: String) async throws -> AppleCredential {
         AppleCredential(identityToken: try await stack.appleToken(subject: subject))
@@ -133,11 +144,7 @@ struct ClientLibraryTests {
 
     @Test func twoDevicesSyncFavoritesThroughTheChangesFeed() async throws {
         try await Stack.with { stack in
-            let subject = "apple-\(UUID().uuidString)"
-            let (phone, _) = try Self.device(stack, name: "phone")
-            let (tablet, _) = try Self.device(stack, name: "tablet")
-            try await phone.signIn(with: try await Self.apple(stack, subject))
-            try await tablet.signIn(with: try await Self.apple(stack, subject))
+            let ((phone, _), (tablet, _)) = try await Self.phoneAndTablet(stack)
             let cursorFile = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-sync-\(UUID().uuidString).json")
 
             try await phone.favorite("x", nickname: .set("first"))
@@ -210,10 +217,7 @@ struct ClientLibraryTests {
     @Test func remoteLogoutAndAccountDeletionAreSeenAsSignedOut() async throws {
         try await Stack.with { stack in
             let subject = "apple-\(UUID().uuidString)"
-            let (phone, phoneStore) = try Self.device(stack, name: "phone")
-            let (tablet, tabletStore) = try Self.device(stack, name: "tablet")
-            try await phone.signIn(with: try await Self.apple(stack, subject))
-            try await tablet.signIn(with: try await Self.apple(stack, subject))
+            let ((phone, phoneStore), (tablet, tabletStore)) = try await Self.phoneAndTablet(stack, subject: subject)
             // Two subscribers on the tablet, as a SwiftUI scene and a background task would be.
             var screen = tablet.authStates().makeAsyncIterator()
             var background = tablet.authStates().makeAsyncIterator()

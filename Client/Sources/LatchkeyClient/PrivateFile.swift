@@ -46,21 +46,3 @@ enum PrivateFile {
         POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
     }
 }
-
-/// A value kept as JSON in a ``PrivateFile``: what the file stores have in common.
-struct PrivateJSONFile<Value: Codable>: Sendable {
-    let url: URL
-
-    func load() throws -> Value? {
-        guard let data = try PrivateFile.read(self.url) else { return nil }
-        return try JSONDecoder().decode(Value.self, from: data)
-    }
-
-    func save(_ value: Value) throws {
-        try PrivateFile.write(try JSONEncoder().encode(value), to: self.url)
-    }
-
-    func clear() throws {
-        try PrivateFile.remove(self.url)
-    }
-}

@@ -28,29 +28,11 @@ public protocol SyncCursorStore: Sendable {
 }
 
 /// A ``SyncCursorStore`` that forgets everything when the process ends.
-public actor InMemorySyncCursorStore: SyncCursorStore {
-    private var checkpoint: SyncCheckpoint?
-
-    public init(_ checkpoint: SyncCheckpoint? = nil) {
-        self.checkpoint = checkpoint
-    }
-
-    public func load() -> SyncCheckpoint? { self.checkpoint }
-    public func save(_ checkpoint: SyncCheckpoint) { self.checkpoint = checkpoint }
-    public func clear() { self.checkpoint = nil }
-}
+public typealias InMemorySyncCursorStore = InMemoryStore<SyncCheckpoint>
 
 /// A ``SyncCursorStore`` in one JSON file (mode 0600, replaced atomically), e.g. in the app's
 /// Application Support folder.
-public actor FileSyncCursorStore: SyncCursorStore {
-    /// The file; its folder must exist.
-    public let file: URL
+public typealias FileSyncCursorStore = FileStore<SyncCheckpoint>
 
-    public init(file: URL) {
-        self.file = file
-    }
-
-    public func load() throws -> SyncCheckpoint? { try PrivateJSONFile<SyncCheckpoint>(url: self.file).load() }
-    public func save(_ checkpoint: SyncCheckpoint) throws { try PrivateJSONFile(url: self.file).save(checkpoint) }
-    public func clear() throws { try PrivateJSONFile<SyncCheckpoint>(url: self.file).clear() }
-}
+extension InMemoryStore: SyncCursorStore where Value == SyncCheckpoint {}
+extension FileStore: SyncCursorStore where Value == SyncCheckpoint {}

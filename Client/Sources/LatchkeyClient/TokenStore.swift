@@ -40,29 +40,11 @@ public protocol TokenStore: Sendable {
 }
 
 /// A ``TokenStore`` that forgets everything when the process ends.
-public actor InMemoryTokenStore: TokenStore {
-    private var tokens: StoredTokens?
-
-    public init(_ tokens: StoredTokens? = nil) {
-        self.tokens = tokens
-    }
-
-    public func load() -> StoredTokens? { self.tokens }
-    public func save(_ tokens: StoredTokens) { self.tokens = tokens }
-    public func clear() { self.tokens = nil }
-}
+public typealias InMemoryTokenStore = InMemoryStore<StoredTokens>
 
 /// A ``TokenStore`` in one JSON file that only its owner can read (mode 0600), replaced
 /// atomically on every save, so a crash leaves the old pair or the new one, never half of one.
-public actor FileTokenStore: TokenStore {
-    /// The file; its folder must exist.
-    public let file: URL
+public typealias FileTokenStore = FileStore<StoredTokens>
 
-    public init(file: URL) {
-        self.file = file
-    }
-
-    public func load() throws -> StoredTokens? { try PrivateJSONFile<StoredTokens>(url: self.file).load() }
-    public func save(_ tokens: StoredTokens) throws { try PrivateJSONFile(url: self.file).save(tokens) }
-    public func clear() throws { try PrivateJSONFile<StoredTokens>(url: self.file).clear() }
-}
+extension InMemoryStore: TokenStore where Value == StoredTokens {}
+extension FileStore: TokenStore where Value == StoredTokens {}
