@@ -20,7 +20,7 @@ let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-p
 
 let package = Package(
     name: "latchkey",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .executable(name: "identity", targets: ["identity"]),
         .executable(name: "tokens", targets: ["tokens"]),
@@ -28,6 +28,9 @@ let package = Package(
         .executable(name: "gateway", targets: ["gateway"]),
         .executable(name: "mock-idp", targets: ["mock-idp"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
+        // What an iOS or macOS app links (docs/client.md): Foundation only, no server package
+        // (scripts/lib/check_client_dependencies.py checks it in CI).
+        .library(name: "LatchkeyClient", targets: ["LatchkeyClient"]),
     ],
     // Exact versions: Package.resolved is not committed, and the image and CI must build the
     // same code as a developer's machine.
@@ -146,6 +149,9 @@ let package = Package(
         .executableTarget(
             name: "read-filter", dependencies: ["ServiceProtocol", "TokensAPI", "ContentStateAPI"], path: "Examples/read-filter"),
 
+        // The client library for apps: sign-in, token storage and refresh, content state and sync.
+        .target(name: "LatchkeyClient", path: "Client/Sources/LatchkeyClient"),
+
         // Benchmarks (run by scripts/bench).
         .target(name: "BenchmarkSupport", dependencies: ["Postgres"], path: "Benchmarks/BenchmarkSupport"),
         .executableTarget(
@@ -218,9 +224,10 @@ let package = Package(
                 "Gateway", "Redis", "ServiceKit", "ServiceProtocol", "IdentityAPI", "TokensAPI", "ContentStateAPI", "TextCoding", "TestSupport", logging, lifecycle, jwt, crypto, cryptoExtras, nio,
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ]),
+        .testTarget(name: "LatchkeyClientTests", dependencies: ["LatchkeyClient"], path: "Client/Tests/LatchkeyClientTests"),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestSupport", "TextCoding", "Postgres", jwt, httpClient, nio, nioFoundation]),
+            dependencies: ["TestSupport", "TextCoding", "Postgres", "LatchkeyClient", jwt, httpClient, nio, nioFoundation]),
     ]
 )
 

@@ -229,14 +229,27 @@ final class Stack: Sendable {
     /// A token minted by the mock: `provider` is `apple` or `google`; `claims` are MintRequest's
     /// members (`sub`, `aud`, `email`, `nonce`, `defect`, ...).
     func mint(_ provider: String, _ claims: [String: Any]) async throws -> String {
-        var request = HTTPClientRequest(url: self.mockURL + "/mock/\(provider)/identity-token")
+        try await self.mockToken("/mock/\(provider)/identity-token", member: "token", claims)
+    }
+
+    /// A Google OAuth access token minted by the mock, which its tokeninfo and userinfo know;
+    /// `claims` are GoogleAccessTokenGrantRequest's members (`sub`, `aud`, `email`, ...).
+    func googleAccessToken(subject: String, email: String? = nil) async throws -> String {
+        var claims: [String: Any] = ["sub": subject, "aud": Self.googleAudience]
+        if let email { claims["email"] = email }
+        return try await self.mockToken("/mock/google/access-token", member: "access_token", claims)
+    }
+
+    /// Posts `claims` to one of the mock's minting routes and returns the token it answers in `member`.
+    private func mockToken(_ path: String, member: String, _ claims: [String: Any]) async throws -> String {
+        var request = HTTPClientRequest(url: self.mockURL + path)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: claims)))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         let bytes = try await response.body.collect(upTo: 1 << 20)
         let json = try JSONSerialization.jsonObject(with: Data(buffer: bytes)) as? [String: Any]
-        guard let token = json?["token"] as? String else { throw StackError.failedToStart("mock mint: \(String(buffer: bytes))") }
+        guard let token = json?[member] as? String else { throw StackError.failedToStart("mock mint: \(String(buffer: bytes))") }
         return token
     }
 

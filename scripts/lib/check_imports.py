@@ -15,7 +15,7 @@ import sys
 # Modules of the toolchain and the platform: always there, never declared.
 PLATFORM = {
     "Foundation", "FoundationNetworking", "FoundationEssentials", "Glibc", "Musl", "Darwin", "Dispatch",
-    "Synchronization", "Testing", "XCTest", "_Concurrency", "os", "Security",
+    "Synchronization", "Testing", "XCTest", "_Concurrency", "os", "Security", "AuthenticationServices",
 }
 IMPORT = re.compile(r"^\s*(?:@testable\s+|@_exported\s+|@preconcurrency\s+)*import\s+(?:(?:struct|class|enum|func|protocol|typealias|var|let)\s+)?([A-Za-z_][A-Za-z0-9_]*)", re.M)
 

@@ -1,0 +1,68 @@
+#if canImport(Security)
+import Foundation
+import Security
+
+/// A ``TokenStore`` in the Keychain: one generic-password item holding the tokens as JSON,
+/// readable after the device's first unlock and never migrated to another device.
+public actor KeychainTokenStore: TokenStore {
+    /// The item's `kSecAttrService`; the app's bundle id plus a suffix is a good choice.
+    public let service: String
+    /// The item's `kSecAttrAccount`.
+    public let account: String
+    /// A Keychain access group shared with the app's extensions, or nil for the app's own.
+    public let accessGroup: String?
+
+    /// The store of one Keychain item, named by `service` and `account`.
+    public init(service: String, account: String = "latchkey.tokens", accessGroup: String? = nil) {
+        self.service = service
+        self.account = account
+        self.accessGroup = accessGroup
+    }
+
+    /// A Keychain call's failure, with its `OSStatus`.
+    public struct KeychainError: Error, Hashable, Sendable {
+        public var status: OSStatus
+    }
+
+    private var query: [String: Any] {
+        var query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: self.service,
+            kSecAttrAccount as String: self.account,
+        ]
+        if let accessGroup { query[kSecAttrAccessGroup as String] = accessGroup }
+        return query
+    }
+
+    public func load() throws -> StoredTokens? {
+        var query = self.query
+        query[kSecReturnData as String] = true
+        query[kSecMatchLimit as String] = kSecMatchLimitOne
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        if status == errSecItemNotFound { return nil }
+        guard status == errSecSuccess, let data = result as? Data else { throw KeychainError(status: status) }
+        return try JSONDecoder().decode(StoredTokens.self, from: data)
+    }
+
+    public func save(_ tokens: StoredTokens) throws {
+        let data = try JSONEncoder().encode(tokens)
+        let attributes: [String: Any] = [
+            kSecValueData as String: data,
+            kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
+        ]
+        let status = SecItemUpdate(self.query as CFDictionary, attributes as CFDictionary)
+        if status == errSecItemNotFound {
+            let added = SecItemAdd(self.query.merging(attributes) { _, new in new } as CFDictionary, nil)
+            guard added == errSecSuccess else { throw KeychainError(status: added) }
+        } else if status != errSecSuccess {
+            throw KeychainError(status: status)
+        }
+    }
+
+    public func clear() throws {
+        let status = SecItemDelete(self.query as CFDictionary)
+        guard status == errSecSuccess || status == errSecItemNotFound else { throw KeychainError(status: status) }
+    }
+}
+#endif

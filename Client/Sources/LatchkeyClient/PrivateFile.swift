@@ -1,0 +1,48 @@
+import Foundation
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A file only its owner can read or write (0600), replaced atomically: the data goes to a
+/// new file created 0600 beside it, is flushed, and is renamed over the old one.
+enum PrivateFile {
+    /// The file's contents, or nil when it does not exist.
+    static func read(_ file: URL) throws -> Data? {
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        return try Data(contentsOf: file)
+    }
+
+    static func write(_ data: Data, to file: URL) throws {
+        let temporary = file.deletingLastPathComponent()
+            .appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else { throw Self.posixError(errno) }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        do {
+            try handle.write(contentsOf: data)
+            try handle.synchronize()
+            try handle.close()
+        } catch {
+            unlink(temporary.path)
+            throw error
+        }
+        guard rename(temporary.path, file.path) == 0 else {
+            let failure = errno
+            unlink(temporary.path)
+            throw Self.posixError(failure)
+        }
+    }
+
+    static func remove(_ file: URL) throws {
+        guard unlink(file.path) == 0 || errno == ENOENT else { throw Self.posixError(errno) }
+    }
+
+    private static func posixError(_ code: Int32) -> POSIXError {
+        POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+    }
+}
