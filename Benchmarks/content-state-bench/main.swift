@@ -122,10 +122,12 @@ func codecBenchmarks() async throws -> [LatencyStats?] {
     return [foundation, rpc]
 }
 
-/// Calls `method` as the gateway does (params written by `RPCJSON`, `callJSON`: the result's
-/// bytes are passed on, never decoded) and checks that the result is the object expected.
-@Sendable func callAsGateway(_ client: RPCClient, _ method: String, _ params: some Encodable, expecting prefix: String) async throws {
-    let result = try await client.callJSON(method, params: try RPCJSON.encode(params))
+/// Calls `method` as the gateway does (`callReturningJSON`: the result's bytes are passed on,
+/// never decoded) and checks that the result is the object expected.
+@Sendable func callAsGateway<Params, Result>(
+    _ client: RPCClient, _ method: RPCMethod<Params, Result>, _ params: Params, expecting prefix: String
+) async throws {
+    let result = try await client.callReturningJSON(method, params)
     precondition(result.readableBytes > 200 && result.getString(at: result.readerIndex, length: prefix.utf8.count) == prefix)
 }
 
@@ -134,7 +136,7 @@ func benchmarks(_ client: RPCClient) async throws -> [LatencyStats] {
     let duration = Duration.seconds(seconds)
     rows.append(try await measureIfSelected("state.query, 50 ids (result passed on, as the gateway)", concurrency: concurrency, duration: duration) {
         let params = StateQueryParams(userID: BenchData.randomUser(), itemIDs: BenchData.randomIDs(50))
-        try await callAsGateway(client, "content.state.query", params, expecting: #"{"items":{"#)
+        try await callAsGateway(client, ContentState.stateQuery, params, expecting: #"{"items":{"#)
     })
     rows.append(try await measureIfSelected("state.query, 50 ids (result decoded)", concurrency: concurrency, duration: duration) {
         let ids = BenchData.randomIDs(50)
@@ -144,7 +146,7 @@ func benchmarks(_ client: RPCClient) async throws -> [LatencyStats] {
     })
     rows.append(try await measureIfSelected("favorites.list recent, 50 (result passed on, as the gateway)", concurrency: concurrency, duration: duration) {
         let params = FavoritesListParams(userID: BenchData.randomUser(), order: .recent, limit: 50)
-        try await callAsGateway(client, "content.favorites.list", params, expecting: #"{"items":[{"#)
+        try await callAsGateway(client, ContentState.favoritesList, params, expecting: #"{"items":[{"#)
     })
     rows.append(try await measureIfSelected("favorites.list recent, 50 (result decoded)", concurrency: concurrency, duration: duration) {
         let page: FavoritesPage = try await client.call(
@@ -153,7 +155,7 @@ func benchmarks(_ client: RPCClient) async throws -> [LatencyStats] {
     })
     rows.append(try await measureIfSelected("favorites.list position, 50 (result passed on, as the gateway)", concurrency: concurrency, duration: duration) {
         let params = FavoritesListParams(userID: BenchData.randomUser(), order: .position, limit: 50)
-        try await callAsGateway(client, "content.favorites.list", params, expecting: #"{"items":[{"#)
+        try await callAsGateway(client, ContentState.favoritesList, params, expecting: #"{"items":[{"#)
     })
     // A second page: the keyset cursor path.
     let firstPages = try await withThrowingTaskGroup(of: (UUID, String).self) { group in

@@ -44,8 +44,8 @@ import Testing
     @Test func putResultHasEverySnakeCaseKeyAndAnRFC3339Time() async throws {
         let service = try await TestService.standard()
         let user = UUID()
-        let raw: JSONValue = try await service.call(
-            "content.favorites.put", ["user_id": .string(user.uuidString.lowercased()), "item_id": "x"] as JSONValue)
+        // Raw JSON both ways: the wire shape itself.
+        let raw: JSONValue = try await service.call(ContentState.favoritesPut.name, ["user_id": .string(user.uuidString.lowercased()), "item_id": "x"] as JSONValue)
         #expect(raw.keys == ["item_id", "nickname", "position", "favorited_at"])
         #expect(raw["nickname"] == .null)
         #expect(raw["position"] == .null)
@@ -102,8 +102,8 @@ import Testing
         for item in ["a", "b", "c"] {
             let _: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: item))
         }
-        #expect(await service.errorCode("content.favorites.put", FavoritePutParams(userID: user, itemID: "d")) == "conflict")
-        #expect(await service.errorCode("content.favorites.toggle", ItemParams(userID: user, itemID: "d")) == "conflict")
+        #expect(await service.errorCode(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "d")) == "conflict")
+        #expect(await service.errorCode(ContentState.favoritesToggle, ItemParams(userID: user, itemID: "d")) == "conflict")
         // Changing an existing favorite is not a new one.
         let renamed: Favorite = try await service.call(
             ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "a", nickname: .set("renamed")))

@@ -28,7 +28,7 @@ import Testing
         var items: [Favorite] = []
         var pages = 0
         while true {
-            let page: FavoritesPage = try await service.call("content.favorites.list", params)
+            let page: FavoritesPage = try await service.call(ContentState.favoritesList, params)
             items += page.items
             pages += 1
             try #require(pages <= 10_000, "the cursor never reaches the end")
@@ -84,13 +84,13 @@ import Testing
         while !(recentDone && positionDone) {
             try #require(seenRecent.count + seenPosition.count <= 10_000, "the cursors never reach the end")
             if !recentDone {
-                let page: FavoritesPage = try await service.call("content.favorites.list", recent)
+                let page: FavoritesPage = try await service.call(ContentState.favoritesList, recent)
                 seenRecent += page.items.map(\.itemID)
                 recent.cursor = page.nextCursor
                 recentDone = page.nextCursor == nil
             }
             if !positionDone {
-                let page: FavoritesPage = try await service.call("content.favorites.list", byPosition)
+                let page: FavoritesPage = try await service.call(ContentState.favoritesList, byPosition)
                 seenPosition += page.items.map(\.itemID)
                 byPosition.cursor = page.nextCursor
                 positionDone = page.nextCursor == nil
@@ -117,7 +117,7 @@ import Testing
         var params = PageParams(userID: user, limit: 200)
         var items: [ReadMark] = []
         while true {
-            let page: MarksPage<ReadMark> = try await service.call("content.read.list", params)
+            let page: MarksPage<ReadMark> = try await service.call(ContentState.readList, params)
             items += page.items
             try #require(items.count <= 1000, "the cursor repeats items")
             guard let next = page.nextCursor else { break }

@@ -43,7 +43,7 @@ import Testing
         let result: StateQueryResult = try await service.call(ContentState.stateQuery, StateQueryParams(userID: user, itemIDs: ids))
         #expect(result.items.count == ids.count)
         #expect(result.items.filter(\.value.read).count == 10)
-        #expect(await service.errorCode("content.state.query", StateQueryParams(userID: user, itemIDs: ids + ["one-more"])) == "bad_request")
+        #expect(await service.errorCode(ContentState.stateQuery, StateQueryParams(userID: user, itemIDs: ids + ["one-more"])) == "bad_request")
     }
 
     @Test func changesSinceACursorHoldOnlyLaterChangesAndRemovalsAppearAsFalse() async throws {

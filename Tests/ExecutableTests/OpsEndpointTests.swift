@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceProtocol
 import Testing
+import TokensAPI
 
 /// Each backend serves `/healthz`, `/readyz` and `/metrics` on its `OPS_PORT`.
 @Suite struct OpsEndpointTests {
@@ -33,18 +34,17 @@ import Testing
 
     @Test func tokensCountsRotationsReuseAndRevocations() async throws {
         let backend = try Backend("tokens", ["REFRESH_REUSE_GRACE": "0"])
-        let userID = UUID().uuidString
+        let userID = UUID()
         try await backend.withClient { client in
-            let issued = try await client.call("tokens.issue", ["user_id": userID], as: Pair.self)
-            _ = try await client.call("tokens.refresh", ["refresh_token": issued.refreshToken], as: Pair.self)
+            let issued = try await client.call(Tokens.issue, IssueParams(userID: userID))
+            _ = try await client.call(Tokens.refresh, RefreshParams(refreshToken: issued.refreshToken))
             try await Task.sleep(for: .milliseconds(20))
             let reuse = await #expect(throws: RPCError.self) {
-                try await client.call("tokens.refresh", ["refresh_token": issued.refreshToken], as: Pair.self)
+                try await client.call(Tokens.refresh, RefreshParams(refreshToken: issued.refreshToken))
             }
             #expect(reuse?.code == .refreshTokenReused)
-            let second = try await client.call("tokens.issue", ["user_id": userID], as: Pair.self)
-            _ = try await client.call(
-                "tokens.revoke", ["user_id": userID, "session_id": second.sessionID], as: [String: Bool].self)
+            let second = try await client.call(Tokens.issue, IssueParams(userID: userID))
+            _ = try await client.call(Tokens.revoke, RevokeParams(userID: userID, sessionID: second.sessionID))
         }
         let metrics = try await backend.metrics()
         #expect(metrics.contains("\ntokens_refresh_rotations_total 1\n"), "\(metrics)")
@@ -60,16 +60,5 @@ import Testing
     struct Readiness: Decodable {
         var status: String
         var checks: [String: String]
-    }
-
-    /// The parts of a `tokens` token pair the test uses.
-    struct Pair: Decodable {
-        var refreshToken: String
-        var sessionID: String
-
-        enum CodingKeys: String, CodingKey {
-            case refreshToken = "refresh_token"
-            case sessionID = "session_id"
-        }
     }
 }

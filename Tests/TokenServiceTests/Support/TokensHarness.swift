@@ -30,7 +30,7 @@ struct TokensHarness: Sendable {
         replicas: Int = 1, keys: URL? = nil, environment extra: [String: String] = [:], clock: MockClock = MockClock(),
         _ body: (TokensHarness) async throws -> T
     ) async throws -> T {
-        let keys = try keys ?? temporaryKeysFolder()
+        let keys = try keys ?? seededKeysFolder()
         let env = EnvironmentReader(try tokensEnvironment(keys: keys, extra))
         var logger = Logger(label: "tokens-test")
         logger.logLevel = .warning

@@ -8,7 +8,7 @@ struct MockKeyRing: Sendable {
 
     init(kidPrefix: String) throws {
         self.kidPrefix = kidPrefix
-        self.keys = [try MockSigningKey.generate(kidPrefix: kidPrefix)]
+        self.keys = [try MockSigningKey.reused(kidPrefix: kidPrefix)]
     }
 
     var active: MockSigningKey { self.keys[self.keys.count - 1] }

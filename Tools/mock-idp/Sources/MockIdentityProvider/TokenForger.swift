@@ -11,9 +11,9 @@ enum TokenForger {
         case nil:
             return try await rsaSign(claims, key: activeKey, kid: activeKey.kid)
         case .wrongKey:
-            return try await rsaSign(claims, key: try MockSigningKey.generate(kidPrefix: "stranger"), kid: activeKey.kid)
+            return try await rsaSign(claims, key: try MockSigningKey.reused(kidPrefix: "stranger"), kid: activeKey.kid)
         case .unknownKid:
-            let stranger = try MockSigningKey.generate(kidPrefix: "unknown")
+            let stranger = try MockSigningKey.reused(kidPrefix: "unknown")
             return try await rsaSign(claims, key: stranger, kid: stranger.kid)
         case .expired:
             claims.iat = now - 1200
