@@ -123,8 +123,9 @@ final class Stack: Sendable {
             gateway["CONTENT_STATE_ENDPOINTS"] = "127.0.0.1:\(contentPort)"
             gateway["ADMIN_PASSWORD"] = adminPassword
             // Rate limits count per client IP in the shared Redis: each stack's client sends
-            // its own forwarded address, so stacks running at once do not share counters.
-            gateway["TRUST_X_FORWARDED_FOR"] = "true"
+            // its own forwarded address through loopback, its trusted proxy, so stacks running
+            // at once do not share counters.
+            gateway["TRUSTED_PROXIES"] = "127.0.0.0/8"
             gateway["LOG_LEVEL"] = "info"
             gateway.merge(gatewayEnvironment) { _, new in new }
             processes["gateway"] = try ServiceProcess("gateway", environment: gateway)

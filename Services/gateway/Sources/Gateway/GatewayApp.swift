@@ -46,7 +46,7 @@ public enum GatewayApp {
 
         let keys = SigningKeyCache(tokens: backends.tokens, logger: logger)
         let orchestration = Orchestration(backends: backends, revocationCache: revocationCache)
-        let rateLimiter = RateLimiter(redis: redis, trustForwardedFor: configuration.trustForwardedFor)
+        let rateLimiter = RateLimiter(redis: redis, clientAddresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies))
 
         addOperationsRoutes(to: router, checks: ReadinessChecks.all(redis: redis, backends: backends))
         router.get(".well-known/jwks.json") { _, _ in

@@ -22,8 +22,9 @@ public struct GatewayConfiguration: Sendable {
     public var rateLimits: RateLimits
     /// Browser origins allowed by CORS; empty: no CORS headers.
     public var corsAllowedOrigins: [String]
-    /// Take the client IP from the last `X-Forwarded-For` entry (behind a trusted proxy).
-    public var trustForwardedFor: Bool
+    /// The proxies in front of the gateway (`TRUSTED_PROXIES`, addresses or CIDR blocks; none
+    /// by default): only behind one of them is `X-Forwarded-For` read.
+    var trustedProxies: [IPAddressRange]
     public var admin: AdminConfiguration
     /// Seconds an access token may be past `exp` or before `iat` because of clock skew.
     public var clockLeeway: Int
@@ -53,7 +54,17 @@ public struct GatewayConfiguration: Sendable {
             refreshPerMinute: try env.int("RATE_LIMIT_REFRESH_PER_MIN", default: 300),
             adminLoginPerMinute: try env.int("RATE_LIMIT_ADMIN_LOGIN_PER_MIN", default: 10))
         self.corsAllowedOrigins = env.list("CORS_ALLOWED_ORIGINS")
-        self.trustForwardedFor = try env.bool("TRUST_X_FORWARDED_FOR", default: false)
+        self.trustedProxies = try env.list("TRUSTED_PROXIES").map { entry in
+            guard let range = IPAddressRange(entry) else {
+                throw ConfigurationError.invalid("TRUSTED_PROXIES", "a comma list of addresses or CIDR blocks (10.0.0.0/8, fd00::/8)")
+            }
+            return range
+        }
+        // Replaced: trusting the last entry from anyone let any client pick its own address.
+        if try env.bool("TRUST_X_FORWARDED_FOR", default: false) {
+            throw ConfigurationError.insecure(
+                "TRUST_X_FORWARDED_FOR", "is no longer read; list the proxies in front of the gateway in TRUSTED_PROXIES")
+        }
         self.admin = try AdminConfiguration(env, environment: common.environment)
         self.clockLeeway = try env.int("TOKEN_CLOCK_LEEWAY", default: 30, range: 0...300)
     }

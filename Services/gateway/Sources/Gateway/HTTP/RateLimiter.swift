@@ -11,8 +11,8 @@ import Redis
 /// signing in, and the limit is a brake on abuse, not an authorization.
 struct RateLimiter: Sendable {
     let redis: RedisClient
-    /// Take the client IP from `X-Forwarded-For` (set by a trusted proxy in front).
-    let trustForwardedFor: Bool
+    /// The client address behind `TRUSTED_PROXIES`.
+    let clientAddresses: ClientAddressResolver
 
     func check(_ bucket: String, limit: Int, request: Request, context: GatewayRequestContext) async throws {
         guard limit > 0 else { return }
@@ -36,13 +36,11 @@ struct RateLimiter: Sendable {
             headers: [.retryAfter: "\(retryAfter)"])
     }
 
+    /// The client a limit counts: its address, an IPv6 address by its /64.
     func clientIP(_ request: Request, _ context: GatewayRequestContext) -> String {
-        if self.trustForwardedFor, let forwarded = request.headers[.xForwardedFor],
-            let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty
-        {
-            return last
-        }
-        return context.remoteAddress?.ipAddress ?? "unknown"
+        let peer = context.remoteAddress?.ipAddress.flatMap { IPAddress($0) }
+        let client = self.clientAddresses.resolve(peer: peer, forwardedFor: request.headers[values: .xForwardedFor])
+        return client?.rateLimitKey ?? "unknown"
     }
 }
 
