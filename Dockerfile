@@ -46,6 +46,6 @@ COPY deploy/healthcheck.sh /usr/local/bin/latchkey-healthcheck
 USER latchkey:latchkey
 ENV ENVIRONMENT=production \
     LOG_FORMAT=json
-EXPOSE 8080 7001 7002 7003 9001 9002 9003
+EXPOSE 8080 7001 7002 7003 9000 9001 9002 9003
 ENTRYPOINT ["latchkey-entrypoint"]
 CMD ["gateway"]

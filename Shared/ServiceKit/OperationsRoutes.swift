@@ -8,9 +8,7 @@ import ServiceProtocol
 ///   503 with `"status":"unavailable"` (readiness);
 /// - `GET /metrics`: every metric in Prometheus text format (after `MetricsSetup.bootstrap()`).
 public func addOperationsRoutes<Context: RequestContext>(to router: Router<Context>, checks: [HealthCheck]) {
-    router.get("/healthz") { _, _ in
-        OperationsResponse.json(.ok, Readiness(status: "ok", checks: nil))
-    }
+    addLivenessRoute(to: router)
     router.get("/readyz") { _, context in
         let result = await HealthCheck.run(checks, logger: context.logger)
         let ready = result.status == "ok"
@@ -21,6 +19,14 @@ public func addOperationsRoutes<Context: RequestContext>(to router: Router<Conte
         Response(
             status: .ok, headers: [.contentType: OperationsResponse.prometheusContentType],
             body: .init(byteBuffer: MetricsSetup.exposition()))
+    }
+}
+
+/// Adds `GET /healthz` alone: what the gateway's public port answers (readiness costs a Redis
+/// call and a health call per backend, and metrics show internals: both stay on `OPS_PORT`).
+public func addLivenessRoute<Context: RequestContext>(to router: Router<Context>) {
+    router.get("/healthz") { _, _ in
+        OperationsResponse.json(.ok, Readiness(status: "ok", checks: nil))
     }
 }
 

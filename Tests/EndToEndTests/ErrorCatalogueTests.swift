@@ -76,7 +76,7 @@ struct ErrorCatalogueTests {
             stack.processes["content-state"]?.terminate()
             _ = await stack.processes["content-state"]?.waitForExit(timeout: .seconds(60))
             expectError(try await stack.request("GET", "/api/v1/favorites", token: token), 503, "service_unavailable")
-            let ready = try await stack.request("GET", "/readyz")
+            let ready = try await stack.ops("gateway", "/readyz")
             #expect(ready.status == 503)
             #expect((ready.json["checks"] as? [String: String])?["content-state"] == "unavailable")
             #expect(try await stack.request("GET", "/api/v1/auth/me", token: token).status == 200)

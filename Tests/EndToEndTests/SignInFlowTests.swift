@@ -148,15 +148,19 @@ struct SignInFlowTests {
             #expect(missing.errorCode == "not_found")
             #expect((missing.json["error"] as? [String: Any])?["request_id"] as? String == "trace-404")
 
-            let ready = try await stack.request("GET", "/readyz")
+            // Readiness and metrics are on the operations port only, not the public one.
+            let ready = try await stack.ops("gateway", "/readyz")
             #expect(ready.status == 200)
             #expect(ready.json["checks"] as? [String: String] == ["redis": "ok", "identity": "ok", "tokens": "ok", "content-state": "ok"])
+            #expect(try await stack.request("GET", "/readyz").status == 404)
+            #expect(try await stack.request("GET", "/metrics").status == 404)
+            #expect(try await stack.ops("gateway", "/healthz").status == 200)
 
-            // Prometheus text with per-route counts and the RPC client's figures.
-            let metrics = try await stack.request("GET", "/metrics")
+            // Prometheus text with per-route counts of the public port and the RPC client's figures.
+            let metrics = try await stack.ops("gateway", "/metrics")
             #expect(metrics.status == 200)
             let text = String(buffer: metrics.body)
-            #expect(text.contains(#"http_requests_total{method="GET",route="/readyz",status="200"}"#), "\(text.prefix(3000))")
+            #expect(text.contains(#"http_requests_total{method="GET",route="/healthz",status="200"}"#), "\(text.prefix(3000))")
             #expect(text.contains("http_request_duration_seconds_bucket"))
             let clientLines = text.split(separator: "\n").filter { $0.hasPrefix("rpc_client_calls_total{") }
             #expect(clientLines.contains { $0.contains(#"service="tokens""#) && $0.contains(#"method="health""#) })

@@ -19,7 +19,7 @@ final class Stack: Sendable {
     let redisURL: String
     let processes: [String: ServiceProcess]
     let tokensPorts: [Int]
-    /// The operations port (`/metrics`) of each backend but tokens, by process name.
+    /// The operations port (`/readyz`, `/metrics`) of the gateway and each backend but tokens, by process name.
     let opsPorts: [String: Int]
     /// The signing key folder every tokens replica shares.
     let keysFolder: URL
@@ -118,6 +118,9 @@ final class Stack: Sendable {
             var gateway = common
             gateway["HTTP_HOST"] = "127.0.0.1"
             gateway["HTTP_PORT"] = "\(httpPort)"
+            let gatewayOpsPort = try freePort()
+            gateway["OPS_PORT"] = "\(gatewayOpsPort)"
+            opsPorts["gateway"] = gatewayOpsPort
             gateway["IDENTITY_ENDPOINTS"] = "127.0.0.1:\(identityPort)"
             gateway["TOKENS_ENDPOINTS"] = tokensPorts.map { "127.0.0.1:\($0)" }.joined(separator: ",")
             gateway["CONTENT_STATE_ENDPOINTS"] = "127.0.0.1:\(contentPort)"
@@ -163,7 +166,7 @@ final class Stack: Sendable {
             for (name, process) in self.processes where !process.process.isRunning {
                 throw StackError.failedToStart("\(name) exited: \(process.stderr.suffix(2000)) \(process.stdout.suffix(2000))")
             }
-            if let response = try? await self.request("GET", "/readyz"), response.status == 200 { return }
+            if let response = try? await self.ops("gateway", "/readyz"), response.status == 200 { return }
             try await Task.sleep(for: .milliseconds(100))
         }
         let logs = self.processes.map { "\($0.key): \($0.value.stdout.suffix(1500))" }.joined(separator: "\n")
@@ -270,11 +273,17 @@ final class Stack: Sendable {
         return json
     }
 
-    /// The Prometheus text of a backend's `/metrics` (`identity`, `content-state`).
+    /// The Prometheus text of a process's `/metrics` (`gateway`, `identity`, `content-state`).
     func metrics(_ service: String) async throws -> String {
+        String(buffer: try await self.ops(service, "/metrics").body)
+    }
+
+    /// A GET of `path` on a process's operations port.
+    func ops(_ service: String, _ path: String) async throws -> Reply {
         let port = try #require(self.opsPorts[service])
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics"), timeout: .seconds(10))
-        return String(buffer: try await response.body.collect(upTo: 4 << 20))
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(10))
+        let bytes = try await response.body.collect(upTo: 4 << 20)
+        return Reply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: bytes)
     }
 
     func appleToken(subject: String, email: String? = nil, nonce: String? = nil) async throws -> String {

@@ -39,7 +39,7 @@ gateway_healthy() { curl -fsS "http://127.0.0.1:$gateway_port/healthz" >/dev/nul
 
 check_ports_free() {
   local port
-  for port in "$gateway_port" "$identity_port" "$identity_ops_port" "$tokens_port" "$tokens_ops_port" \
+  for port in "$gateway_port" "$gateway_ops_port" "$identity_port" "$identity_ops_port" "$tokens_port" "$tokens_ops_port" \
     "$content_state_port" "$content_state_ops_port" "$mock_idp_port"; do
     if port_open "$port"; then
       echo "dev: port $port is taken; stop what uses it or choose another (DEV_*_PORT, see scripts/dev)" >&2
@@ -74,7 +74,8 @@ start_stack() {
     CORS_ALLOWED_ORIGINS MAX_BODY_BYTES REVOCATION_FAIL_OPEN REVOCATION_CACHE_TTL; do
     [ -n "${!name:-}" ] && gateway_settings+=("$name=${!name}")
   done
-  start_process gateway "${common[@]}" HTTP_HOST=127.0.0.1 "HTTP_PORT=$gateway_port" "REDIS_URL=$redis_url" \
+  start_process gateway "${common[@]}" HTTP_HOST=127.0.0.1 "HTTP_PORT=$gateway_port" "OPS_PORT=$gateway_ops_port" \
+    "REDIS_URL=$redis_url" \
     "JWT_ISSUER=$jwt_issuer" "JWT_AUDIENCE=$jwt_audience" "ADMIN_PASSWORD=$admin_password" \
     "IDENTITY_ENDPOINTS=127.0.0.1:$identity_port" "TOKENS_ENDPOINTS=127.0.0.1:$tokens_port" \
     "CONTENT_STATE_ENDPOINTS=127.0.0.1:$content_state_port" "${gateway_settings[@]}"
@@ -85,6 +86,7 @@ start_stack() {
 save_ports() {
   cat >"$dev/ports" <<EOF
 DEV_GATEWAY_PORT=$gateway_port
+DEV_GATEWAY_OPS_PORT=$gateway_ops_port
 DEV_IDENTITY_PORT=$identity_port
 DEV_IDENTITY_OPS_PORT=$identity_ops_port
 DEV_TOKENS_PORT=$tokens_port
@@ -101,7 +103,7 @@ load_ports() {
   if [ -f "$dev/ports" ]; then
     # shellcheck disable=SC1091
     source "$dev/ports"
-    gateway_port=$DEV_GATEWAY_PORT identity_port=$DEV_IDENTITY_PORT identity_ops_port=$DEV_IDENTITY_OPS_PORT
+    gateway_port=$DEV_GATEWAY_PORT gateway_ops_port=${DEV_GATEWAY_OPS_PORT:-9000} identity_port=$DEV_IDENTITY_PORT identity_ops_port=$DEV_IDENTITY_OPS_PORT
     tokens_port=$DEV_TOKENS_PORT tokens_ops_port=$DEV_TOKENS_OPS_PORT content_state_port=$DEV_CONTENT_STATE_PORT
     content_state_ops_port=$DEV_CONTENT_STATE_OPS_PORT mock_idp_port=$DEV_MOCK_IDP_PORT
     postgres_port=$DEV_POSTGRES_PORT redis_port=$DEV_REDIS_PORT

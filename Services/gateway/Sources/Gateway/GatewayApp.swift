@@ -28,7 +28,11 @@ public enum GatewayApp {
             configuration: .init(address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: name),
             logger: logger)
         let feed: [any Service] = revocationCache.map { [RevocationFeed(redis: redis, cache: $0, logger: logger)] } ?? []
-        return [ShutdownAction { await redis.shutdown() }] + feed + backends.all + [app]
+        // Readiness and metrics on their own port, off the public one; started before the
+        // HTTP server so that probes answer while it drains.
+        let ops = BackendBootstrap.opsServer(
+            common: configuration.common, checks: ReadinessChecks.all(redis: redis, backends: backends), logger: logger)
+        return [ShutdownAction { await redis.shutdown() }] + feed + backends.all + [ops, app]
     }
 
     static func router(
@@ -48,7 +52,7 @@ public enum GatewayApp {
         let orchestration = Orchestration(backends: backends, revocationCache: revocationCache)
         let rateLimiter = RateLimiter(redis: redis, clientAddresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies))
 
-        addOperationsRoutes(to: router, checks: ReadinessChecks.all(redis: redis, backends: backends))
+        addLivenessRoute(to: router)
         router.get(".well-known/jwks.json") { _, _ in
             var response = jsonResponse(try await keys.document())
             response.headers[.cacheControl] = "public, max-age=300"

@@ -35,8 +35,11 @@ public struct GatewayConfiguration: Sendable {
         public var adminLoginPerMinute: Int
     }
 
+    /// `/healthz`, `/readyz` and `/metrics` on `RPC_HOST:OPS_PORT`, beside the backends' 9001–9003.
+    public static let defaultOpsPort = 9000
+
     public init(_ env: EnvironmentReader) throws {
-        let common = try CommonConfiguration(env, defaultRPCPort: 0, defaultOpsPort: 0)
+        let common = try CommonConfiguration(env, defaultRPCPort: 0, defaultOpsPort: Self.defaultOpsPort)
         self.common = common
         let production = common.environment == .production
         self.httpHost = env.string("HTTP_HOST", default: "0.0.0.0")
