@@ -38,6 +38,7 @@ let meter = try await {
 func benchmark(_ algorithm: String) async throws -> [LatencyStats] {
     let keys = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-bench-keys-\(UUID().uuidString)")
     var environment = ProcessInfo.processInfo.environment
+    environment["ENVIRONMENT"] = "development"
     environment["RPC_HOST"] = "127.0.0.1"
     environment["RPC_PORT"] = "0"
     environment["OPS_PORT"] = "0"

@@ -27,11 +27,21 @@ public struct CommonConfiguration: Sendable {
     /// Open RPC connections at most (`RPC_MAX_CONNECTIONS`, 1024).
     public var rpcMaxConnections: Int
 
-    /// The token used in development when `SERVICE_TOKEN` is unset; refused in production.
+    /// `localhost`, `::1` or an address in 127.0.0.0/8.
+    static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// The token used in development when `SERVICE_TOKEN` is unset; refused in production,
+    /// and only on loopback.
     public static let developmentServiceToken = "development-service-token"
 
     public init(_ env: EnvironmentReader, defaultRPCPort: Int, defaultOpsPort: Int) throws {
-        self.environment = try env.choice("ENVIRONMENT", default: .development)
+        // Production unless development is asked for: a binary started by hand with nothing set
+        // must not run with the public development token on every interface.
+        self.environment = try env.choice("ENVIRONMENT", default: .production)
         self.logLevel = try env.choice("LOG_LEVEL", default: .info)
         self.logFormat = try env.choice("LOG_FORMAT", default: self.environment == .production ? .json : .text)
         if let token = env.optional("SERVICE_TOKEN") {
@@ -44,7 +54,17 @@ public struct CommonConfiguration: Sendable {
         } else {
             throw ConfigurationError.missing("SERVICE_TOKEN")
         }
-        self.rpcHost = env.string("RPC_HOST", default: "0.0.0.0")
+        if self.serviceToken == Self.developmentServiceToken {
+            // The fixed token is public: anyone who reached the port could call `tokens.issue`.
+            let host = env.string("RPC_HOST", default: "127.0.0.1")
+            guard Self.isLoopback(host) else {
+                throw ConfigurationError.insecure(
+                    "RPC_HOST", "must be a loopback address while SERVICE_TOKEN is the fixed development token; set SERVICE_TOKEN")
+            }
+            self.rpcHost = host
+        } else {
+            self.rpcHost = env.string("RPC_HOST", default: "0.0.0.0")
+        }
         self.rpcPort = try env.port("RPC_PORT", default: defaultRPCPort)
         self.opsPort = try env.port("OPS_PORT", default: defaultOpsPort)
         self.rpcHelloTimeout = try env.seconds("RPC_HELLO_TIMEOUT", default: 5, range: 1...300)

@@ -20,6 +20,7 @@ struct BackendProcess {
         self.rpcPort = try freePort()
         self.opsPort = try freePort()
         self.process = try ServiceProcess(name, environment: [
+            "ENVIRONMENT": "development",
             "DATABASE_URL": try requiredEnvironment("DATABASE_URL"),
             "REDIS_URL": try requiredEnvironment("REDIS_URL"),
             "RPC_HOST": "127.0.0.1",

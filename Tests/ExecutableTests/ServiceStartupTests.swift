@@ -15,6 +15,7 @@ import FoundationNetworking
 
     private func environment(port: Int) throws -> [String: String] {
         [
+            "ENVIRONMENT": "development",
             "DATABASE_URL": try requiredEnvironment("DATABASE_URL"),
             "REDIS_URL": try requiredEnvironment("REDIS_URL"),
             "RPC_HOST": "127.0.0.1",

@@ -41,10 +41,40 @@ import Testing
         let production = try CommonConfiguration(
             EnvironmentReader(["ENVIRONMENT": "production", "SERVICE_TOKEN": "a-long-enough-secret-token"]), defaultRPCPort: 1, defaultOpsPort: 2)
         #expect(production.logFormat == .json)
-        let development = try CommonConfiguration(EnvironmentReader([:]), defaultRPCPort: 7001, defaultOpsPort: 9001)
+        #expect(production.rpcHost == "0.0.0.0")
+        let development = try CommonConfiguration(
+            EnvironmentReader(["ENVIRONMENT": "development"]), defaultRPCPort: 7001, defaultOpsPort: 9001)
         #expect(development.serviceToken == CommonConfiguration.developmentServiceToken)
-        #expect(development.rpcPort == 7001 && development.opsPort == 9001 && development.rpcHost == "0.0.0.0")
+        #expect(development.rpcPort == 7001 && development.opsPort == 9001)
         #expect(development.logFormat == .text)
+    }
+
+    /// Nothing set is production (issue 14: a binary started by hand must not serve the public
+    /// development token on every interface).
+    @Test func nothingSetIsProductionAndRefusedWithoutAToken() {
+        #expect(throws: ConfigurationError.missing("SERVICE_TOKEN")) {
+            try CommonConfiguration(EnvironmentReader([:]), defaultRPCPort: 1, defaultOpsPort: 2)
+        }
+    }
+
+    @Test func theFixedDevelopmentTokenListensOnLoopbackOnly() throws {
+        let fixed = try CommonConfiguration(EnvironmentReader(["ENVIRONMENT": "development"]), defaultRPCPort: 1, defaultOpsPort: 2)
+        #expect(fixed.rpcHost == "127.0.0.1")
+        for host in ["127.0.0.1", "127.1.2.3", "::1", "localhost"] {
+            let chosen = try CommonConfiguration(
+                EnvironmentReader(["ENVIRONMENT": "development", "RPC_HOST": host]), defaultRPCPort: 1, defaultOpsPort: 2)
+            #expect(chosen.rpcHost == host)
+        }
+        for host in ["0.0.0.0", "10.0.0.5", "::", "identity", "127.0.0.1.example.com"] {
+            #expect(throws: ConfigurationError.self, "\(host)") {
+                try CommonConfiguration(
+                    EnvironmentReader(["ENVIRONMENT": "development", "RPC_HOST": host]), defaultRPCPort: 1, defaultOpsPort: 2)
+            }
+        }
+        // A token of one's own: any interface, as in production.
+        let own = try CommonConfiguration(
+            EnvironmentReader(["ENVIRONMENT": "development", "SERVICE_TOKEN": "dev-own-token"]), defaultRPCPort: 1, defaultOpsPort: 2)
+        #expect(own.rpcHost == "0.0.0.0")
     }
 
     @Test func healthReportsDegradedWithoutErrorText() async {

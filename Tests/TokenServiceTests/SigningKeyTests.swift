@@ -2,6 +2,9 @@ import TextCoding
 import Crypto
 import TokensAPI
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import JWTKit
 import Logging
 import ServiceKit
@@ -64,6 +67,32 @@ import _CryptoExtras
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         #expect(ring.jwks.keys.map(\.kid) == [ring.signingKid])
         #expect(ring.jwks.keys.first?.crv == "P-256")
+    }
+
+    /// A folder another user could write a key into is refused, naming it and why (issue 14).
+    @Test func aKeyFolderOthersCanWriteIsRefused() throws {
+        let url = try temporaryKeysFolder()
+        let folder = SigningKeyFolder(url: url)
+        try folder.generate(.es256)
+        #expect(try folder.load().count == 1)
+        for mode in [0o777, 0o775, 0o757, 0o1777] {
+            #expect(chmod(url.path, mode_t(mode)) == 0)
+            let error = #expect(throws: SigningKeyError.self) { try folder.load() }
+            #expect(error?.description.contains("writable by group or others") == true, "\(String(describing: error))")
+            #expect(throws: SigningKeyError.self) { try folder.generate(.es256) }
+        }
+        #expect(chmod(url.path, 0o750) == 0)
+        #expect(try folder.load().count == 1)
+        // Owned by another user (not root): refused whatever the mode.
+        #expect(chown(url.path, 4242, 4242) == 0)
+        let foreign = #expect(throws: SigningKeyError.self) { try folder.load() }
+        #expect(foreign?.description.contains("owned by uid 4242") == true)
+    }
+
+    @Test func theDevelopmentKeyFolderIsPrivateToTheUser() {
+        let folder = TokensConfiguration.developmentKeysDirectory.path
+        #expect(!folder.hasPrefix(FileManager.default.temporaryDirectory.path))
+        #expect(folder.hasSuffix("latchkey/development-signing-keys"))
     }
 
     @Test func productionRefusesToStartWithoutAKey() async throws {

@@ -41,6 +41,7 @@ private final class SeedKey: @unchecked Sendable {
 /// The environment an in-process `tokens` instance starts from.
 func tokensEnvironment(keys: URL, _ extra: [String: String] = [:]) throws -> [String: String] {
     [
+        "ENVIRONMENT": "development",
         "DATABASE_URL": try requiredEnvironment("DATABASE_URL"),
         "REDIS_URL": try requiredEnvironment("REDIS_URL"),
         "RPC_HOST": "127.0.0.1",

@@ -28,13 +28,18 @@ public struct TokensConfiguration: Sendable {
     /// How often the Redis revocation marker is checked.
     public var reseedInterval: Duration = .seconds(1)
 
-    /// The key folder used in development when `SIGNING_KEYS_DIR` is unset.
+    /// The key folder used in development when `SIGNING_KEYS_DIR` is unset: private to the
+    /// user (`$XDG_STATE_HOME/latchkey/development-signing-keys`, else under
+    /// `~/.local/state`), never a shared path such as /tmp where another user could plant a key.
     public static var developmentKeysDirectory: URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-signing-keys")
+        let state = ProcessInfo.processInfo.environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let base = state.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state", isDirectory: true)
+        return base.appendingPathComponent("latchkey/development-signing-keys", isDirectory: true)
     }
 
     public init(_ env: EnvironmentReader) throws {
-        self.environment = try env.choice("ENVIRONMENT", default: .development)
+        self.environment = try env.choice("ENVIRONMENT", default: .production)
         let production = self.environment == .production
         self.issuer = production ? try env.required("JWT_ISSUER") : env.string("JWT_ISSUER", default: "latchkey")
         self.audience = production ? try env.required("JWT_AUDIENCE") : env.string("JWT_AUDIENCE", default: "latchkey-app")

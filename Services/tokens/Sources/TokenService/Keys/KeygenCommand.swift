@@ -7,16 +7,27 @@ import ServiceKit
 public enum KeygenCommand {
     public static func run(arguments: [String], env: EnvironmentReader) -> Int32 {
         do {
-            var configuration = try TokensConfiguration(env)
+            // Only what a key needs: an operator or an init container runs this without the
+            // service's other settings (issuer, audience, databases).
+            let environment = try env.choice("ENVIRONMENT", default: DeploymentEnvironment.production)
+            var algorithm = try env.choice("SIGNING_ALG", default: SigningAlgorithm.rs256)
             if let name = arguments.first {
-                guard let algorithm = SigningAlgorithm(rawValue: name.lowercased()) else {
+                guard let chosen = SigningAlgorithm(rawValue: name.lowercased()) else {
                     FileHandle.standardError.write(Data("usage: tokens keygen [RS256|ES256|EdDSA]\n".utf8))
                     return 2
                 }
-                configuration.signingAlgorithm = algorithm
+                algorithm = chosen
             }
-            let key = try SigningKeyFolder(url: configuration.signingKeysDirectory).generate(configuration.signingAlgorithm)
-            print("wrote \(configuration.signingKeysDirectory.appendingPathComponent(key.fileName).path) kid=\(key.kid) alg=\(key.algorithm.jwsName)")
+            let folder: URL
+            if let directory = env.optional("SIGNING_KEYS_DIR") {
+                folder = URL(fileURLWithPath: directory, isDirectory: true)
+            } else if environment == .development {
+                folder = TokensConfiguration.developmentKeysDirectory
+            } else {
+                throw ConfigurationError.missing("SIGNING_KEYS_DIR")
+            }
+            let key = try SigningKeyFolder(url: folder).generate(algorithm)
+            print("wrote \(folder.appendingPathComponent(key.fileName).path) kid=\(key.kid) alg=\(key.algorithm.jwsName)")
             return 0
         } catch {
             FileHandle.standardError.write(Data("tokens keygen: \(error)\n".utf8))

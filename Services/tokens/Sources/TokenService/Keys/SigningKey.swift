@@ -100,6 +100,8 @@ public enum SigningKeyError: Error, CustomStringConvertible, Equatable {
     case unreadableFile(String)
     case noKeys(String)
     case noKeyForAlgorithm(String)
+    /// A folder another user could write a key into (`path`, why).
+    case unsafeFolder(String, String)
 
     public var description: String {
         switch self {
@@ -107,6 +109,7 @@ public enum SigningKeyError: Error, CustomStringConvertible, Equatable {
         case .unreadableFile(let name): "\(name): not an RSA, P-256 or Ed25519 private key PEM"
         case .noKeys(let folder): "no signing key in \(folder) (run `tokens keygen`)"
         case .noKeyForAlgorithm(let alg): "no \(alg) key in the signing key folder (run `tokens keygen`)"
+        case .unsafeFolder(let path, let reason): "\(path) is \(reason): another user could add a key that would sign"
         }
     }
 }
