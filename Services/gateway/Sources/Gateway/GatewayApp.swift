@@ -78,6 +78,7 @@ public enum GatewayApp {
         AdminRoutes(
             configuration: configuration.admin, redis: redis, administration: backends.administration, orchestration: orchestration,
             rateLimiter: rateLimiter, loginLimitPerMinute: configuration.rateLimits.adminLoginPerMinute,
+            loginBudget: AdminLoginBudget(redis: redis, failuresPerHour: configuration.rateLimits.adminLoginFailuresPerHour),
             maxBodyBytes: configuration.maxBodyBytes
         ).add(to: router)
         return router

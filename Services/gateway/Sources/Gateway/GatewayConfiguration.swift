@@ -33,6 +33,8 @@ public struct GatewayConfiguration: Sendable {
         public var signInPerMinute: Int
         public var refreshPerMinute: Int
         public var adminLoginPerMinute: Int
+        /// Failed admin logins per hour from all clients together (`ADMIN_LOGIN_FAILURE_BUDGET`).
+        public var adminLoginFailuresPerHour: Int
     }
 
     /// `/healthz`, `/readyz` and `/metrics` on `RPC_HOST:OPS_PORT`, beside the backends' 9001–9003.
@@ -55,7 +57,8 @@ public struct GatewayConfiguration: Sendable {
         self.rateLimits = RateLimits(
             signInPerMinute: try env.int("RATE_LIMIT_SIGNIN_PER_MIN", default: 120),
             refreshPerMinute: try env.int("RATE_LIMIT_REFRESH_PER_MIN", default: 300),
-            adminLoginPerMinute: try env.int("RATE_LIMIT_ADMIN_LOGIN_PER_MIN", default: 10))
+            adminLoginPerMinute: try env.int("RATE_LIMIT_ADMIN_LOGIN_PER_MIN", default: 10),
+            adminLoginFailuresPerHour: try env.int("ADMIN_LOGIN_FAILURE_BUDGET", default: 100, range: 0...1_000_000))
         self.corsAllowedOrigins = env.list("CORS_ALLOWED_ORIGINS")
         self.trustedProxies = try env.list("TRUSTED_PROXIES").map { entry in
             guard let range = IPAddressRange(entry) else {

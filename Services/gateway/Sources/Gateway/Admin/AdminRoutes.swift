@@ -19,20 +19,26 @@ struct AdminRoutes: Sendable {
     let orchestration: Orchestration
     let rateLimiter: RateLimiter
     let loginLimitPerMinute: Int
+    let loginBudget: AdminLoginBudget
     let maxBodyBytes: Int
 
     static let cookieName = "admin_session"
 
     func add(to router: Router<GatewayRequestContext>) {
-        let admin = router.group("admin")
+        // Every state-changing call, login and logout included, from this site only.
+        let admin = router.group("admin").add(middleware: SameOriginMiddleware())
         admin.post("login") { request, context in
-            try await self.rateLimiter.check("admin_login", limit: self.loginLimitPerMinute, request: request, context: context)
+            // Fails closed: without Redis there is no limit, so no login.
+            try await self.rateLimiter.check(
+                "admin_login", limit: self.loginLimitPerMinute, request: request, context: context, failClosed: true)
+            try await self.loginBudget.checkOpen()
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
             guard let password = body["password"]?.stringValue, !password.isEmpty, password.utf8.count <= 1024 else {
                 throw APIError.badRequest("password is required")
             }
             guard try await Self.passwordMatches(password, self.configuration.credential) else {
                 context.logger.warning("Admin login refused")
+                try await self.loginBudget.recordFailure()
                 throw APIError(.unauthorized, .unauthorized, "Wrong password")
             }
             let token = Self.newSessionToken()

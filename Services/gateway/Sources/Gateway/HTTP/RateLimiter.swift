@@ -14,7 +14,10 @@ struct RateLimiter: Sendable {
     /// The client address behind `TRUSTED_PROXIES`.
     let clientAddresses: ClientAddressResolver
 
-    func check(_ bucket: String, limit: Int, request: Request, context: GatewayRequestContext) async throws {
+    /// `failClosed`: when Redis does not answer, refuse (503) instead of letting the request by.
+    func check(
+        _ bucket: String, limit: Int, request: Request, context: GatewayRequestContext, failClosed: Bool = false
+    ) async throws {
         guard limit > 0 else { return }
         let client = self.clientIP(request, context)
         let now = Int(Date().timeIntervalSince1970)
@@ -27,6 +30,7 @@ struct RateLimiter: Sendable {
             count = value
         } catch {
             context.logger.warning("Rate limit not checked: Redis did not answer", metadata: ["error": "\(error)"])
+            if failClosed { throw APIError(.serviceUnavailable, .serviceUnavailable, "The service is temporarily unavailable, please retry") }
             return
         }
         guard count > limit else { return }

@@ -1,0 +1,66 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Admin login beyond the per-IP limit (issue 14 item 3): a global budget of failed attempts,
+/// failing closed without Redis, and same-origin checks on every state-changing admin call.
+@Suite("End to end: admin login hardening")
+struct AdminLoginHardeningTests {
+    @Test func failedLoginsFromManyAddressesSpendOneBudgetAndNoRedisMeansNoLogin() async throws {
+        try await PrivateRedisServer.with { redis in
+            try await Stack.with(gatewayEnvironment: ["ADMIN_LOGIN_FAILURE_BUDGET": "3"], redisURL: redis.url.description) { stack in
+                // Three wrong passwords, each from another address (so no per-IP limit applies).
+                for index in 1...3 {
+                    let wrong = try await stack.request(
+                        "POST", "/admin/login", body: ["password": "guess-\(index)"], headers: ["X-Forwarded-For": "198.51.100.\(index)"])
+                    #expect(wrong.status == 401)
+                }
+                // The budget is spent: even the right password, from a fresh address, waits for the hour.
+                let locked = try await stack.request(
+                    "POST", "/admin/login", body: ["password": Stack.adminPassword], headers: ["X-Forwarded-For": "198.51.100.9"])
+                #expect(locked.status == 429)
+                #expect(locked.errorCode == "rate_limited")
+                #expect(Int(locked.header("Retry-After") ?? "") != nil)
+
+                // Without Redis there is no counting, so no login (503), never a skipped limit.
+                redis.stop()
+                let unavailable = try await stack.request(
+                    "POST", "/admin/login", body: ["password": Stack.adminPassword], headers: ["X-Forwarded-For": "198.51.100.10"])
+                #expect(unavailable.status == 503)
+                #expect(unavailable.errorCode == "service_unavailable")
+                try await redis.start()
+            }
+        }
+    }
+
+    @Test func stateChangingAdminCallsFromAnotherSiteAreRefused() async throws {
+        try await Stack.with { stack in
+            let login = try await stack.request("POST", "/admin/login", body: ["password": Stack.adminPassword])
+            #expect(login.status == 204)
+            let cookie = String(try #require(login.header("Set-Cookie")).split(separator: ";")[0])
+            let user = try await stack.signInApple(subject: "apple-\(UUID().uuidString)")
+            let path = "/admin/api/users/\(user.userID)/revoke-sessions"
+
+            // A page on another site posting with the admin's cookie (were SameSite to fail).
+            for headers in [["Origin": "https://evil.example"], ["Sec-Fetch-Site": "cross-site"], ["Sec-Fetch-Site": "same-site"]] {
+                let forged = try await stack.request("POST", path, headers: headers.merging(["Cookie": cookie]) { $1 })
+                #expect(forged.status == 403, "\(headers)")
+                #expect(forged.errorCode == "forbidden")
+            }
+            let forgedLogin = try await stack.request(
+                "POST", "/admin/login", body: ["password": Stack.adminPassword], headers: ["Origin": "https://evil.example"])
+            #expect(forgedLogin.status == 403)
+            // Reads are not state-changing.
+            let read = try await stack.request("GET", "/admin/api/users/\(user.userID)", headers: ["Cookie": cookie, "Sec-Fetch-Site": "cross-site"])
+            #expect(read.status == 200)
+
+            // The console's own calls, and tools that are not browsers, pass.
+            let host = "127.0.0.1:\(stack.gatewayPort)"
+            let sameOrigin = try await stack.request(
+                "POST", path, headers: ["Cookie": cookie, "Origin": "http://\(host)", "Sec-Fetch-Site": "same-origin"])
+            #expect(sameOrigin.status == 200)
+            #expect(try await stack.request("POST", path, headers: ["Cookie": cookie, "Origin": "http://\(host)"]).status == 200)
+            #expect(try await stack.request("POST", path, headers: ["Cookie": cookie]).status == 200)
+        }
+    }
+}
