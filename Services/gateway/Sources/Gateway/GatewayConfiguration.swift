@@ -1,5 +1,6 @@
 import ServiceKit
 import ServiceProtocol
+import TokensAPI
 
 /// The gateway's settings (DESIGN.md section 3).
 public struct GatewayConfiguration: Sendable {
@@ -72,7 +73,8 @@ public struct GatewayConfiguration: Sendable {
                 "TRUST_X_FORWARDED_FOR", "is no longer read; list the proxies in front of the gateway in TRUSTED_PROXIES")
         }
         self.admin = try AdminConfiguration(env, environment: common.environment)
-        self.clockLeeway = try env.int("TOKEN_CLOCK_LEEWAY", default: 30, range: 0...300)
+        // Revocation keys outlive a token by at most this (RevocationKeys.skewMargin).
+        self.clockLeeway = try env.int("TOKEN_CLOCK_LEEWAY", default: 30, range: 0...RevocationKeys.maximumVerifierLeeway)
     }
 
     private static func endpoints(_ env: EnvironmentReader, _ name: String, default defaultValue: String) throws -> [RPCEndpoint] {

@@ -54,6 +54,12 @@ public enum RevocationKeys {
     /// Every revocation is published here (JSON), so readers may cache.
     public static let channel = "latchkey:revocations"
 
-    /// Kept this much longer than an access token lives, for clock skew between hosts.
-    public static let skewMargin: TimeInterval = 60
+    /// The largest clock leeway any verifier may give an access token past its `exp` (the
+    /// gateway's `TOKEN_CLOCK_LEEWAY` is capped at this).
+    public static let maximumVerifierLeeway = 300
+
+    /// Kept this much longer than an access token lives: every verifier's leeway, plus a minute
+    /// of clock skew between hosts. A revocation key that expired while a verifier still accepts
+    /// the token would bring the token back.
+    public static let skewMargin = TimeInterval(maximumVerifierLeeway + 60)
 }
