@@ -17,6 +17,25 @@ import Testing
         }
     }
 
+    /// Only ASCII letters are folded: a Unicode case pair or a non-ASCII address never links
+    /// by itself (issue 14 item 4).
+    @Test func emailsMatchByASCIICaseOnlyAndNonASCIIAddressesNeverJoin() async throws {
+        try await IdentityHarness.run { harness in
+            let local = "k\(UUID().uuidString.prefix(8).lowercased())"
+            // The Kelvin sign (U+212A) folds to "k" under Unicode rules, not under ASCII ones.
+            let apple = try await harness.signInApple(subject: uniqueSubject(), email: "\(local)@example.com")
+            let kelvin = try await harness.signInGoogle(subject: uniqueSubject(), email: "\u{212A}\(local.dropFirst())@example.com")
+            #expect(kelvin.isNewUser)
+            #expect(kelvin.user.id != apple.user.id)
+            // A non-ASCII address does not join even its exact twin.
+            let accented = "j\u{00F6}rg-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            let first = try await harness.signInApple(subject: uniqueSubject(), email: accented)
+            let second = try await harness.signInGoogle(subject: uniqueSubject(), email: accented)
+            #expect(second.isNewUser)
+            #expect(second.user.id != first.user.id)
+        }
+    }
+
     @Test func anUnverifiedEmailNeverJoins() async throws {
         try await IdentityHarness.run { harness in
             let email = uniqueEmail()

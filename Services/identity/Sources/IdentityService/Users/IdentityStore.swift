@@ -53,16 +53,18 @@ struct IdentityStore: Sendable {
             try await Self.lockIdentity(identity, on: connection)
             if try await Self.owner(of: identity, on: connection) != nil { return .alreadyExists }
             if linkByEmail, identity.mayLinkByEmail, let email = identity.email {
-                _ = try await connection.query(
-                    "SELECT pg_advisory_xact_lock(hashtext($1))", [.text("identity-email:" + email.lowercased())])
+                let key = VerifiedIdentity.emailMatchKey(email)
+                _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtext($1))", [.text("identity-email:" + key)])
+                // ASCII case folding only (`lower` would fold by the database's locale).
                 let rows = try await connection.query(
                     """
                     SELECT u.id, u.is_active FROM identity.users u
-                    WHERE lower(u.email) = lower($1) AND u.email_verified
+                    WHERE translate(u.email, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') = $1
+                      AND u.email_verified
                       AND NOT EXISTS (
                           SELECT 1 FROM identity.identities i WHERE i.user_id = u.id AND i.provider = $2)
                     ORDER BY u.created_at LIMIT 1
-                    """, [.text(email), .text(identity.provider.rawValue)])
+                    """, [.text(key), .text(identity.provider.rawValue)])
                 if let row = rows.first {
                     let userID: UUID = try row.decode("id")
                     guard try row.decode("is_active", as: Bool.self) else { throw IdentityError.userInactive }
