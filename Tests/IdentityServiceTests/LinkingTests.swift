@@ -36,6 +36,31 @@ import Testing
         }
     }
 
+    /// A user's stored email follows the provider's verified email, when it came from that
+    /// provider's identity (issue 14 item 4).
+    @Test func theStoredEmailFollowsTheProvidersVerifiedEmail() async throws {
+        try await IdentityHarness.run { harness in
+            let subject = uniqueSubject()
+            let first = try await harness.signInGoogle(subject: subject, email: uniqueEmail())
+            let changed = uniqueEmail()
+            let again = try await harness.signInGoogle(subject: subject, email: changed)
+            #expect(again.user.id == first.user.id)
+            #expect(again.user.email == changed)
+            #expect(try await harness.getUser(first.user.id).email == changed)
+            // An unverified new address is not followed.
+            let unverified = try await harness.signInGoogle(subject: subject, email: uniqueEmail(), emailVerified: .bool(false))
+            #expect(unverified.user.email == changed)
+            // A linked identity whose email differs from the user's does not take it over.
+            let appleSubject = uniqueSubject()
+            let appleToken = try await harness.appleToken(subject: appleSubject, email: uniqueEmail())
+            _ = try await harness.client.call(
+                Identity.link,
+                LinkParams(userID: first.user.id, credential: ProviderCredential(provider: .apple, identityToken: appleToken)))
+            let apple = try await harness.signInApple(subject: appleSubject, email: uniqueEmail())
+            #expect(apple.user.email == changed)
+        }
+    }
+
     @Test func anUnverifiedEmailNeverJoins() async throws {
         try await IdentityHarness.run { harness in
             let email = uniqueEmail()

@@ -11,11 +11,22 @@ struct IdentityStore: Sendable {
     /// Signs a known identity in and returns its user; nil when the identity is new.
     /// `last_sign_in_at` is kept to the minute, and the provider's email facts refreshed when
     /// they changed: a repeat sign-in within a minute writes nothing (and takes no row lock).
+    ///
+    /// The user's email follows the provider's: when the provider now gives another verified
+    /// email and the user's email was this identity's (it came from it), the user's becomes the
+    /// new one. An email the user got from another identity stays.
     func signInKnown(_ identity: VerifiedIdentity) async throws -> User? {
-        try await self.postgres.query(
+        let row = try await self.postgres.query(
             """
             WITH found AS (
                 SELECT user_id FROM identity.identities WHERE provider = $1 AND subject = $2
+            ), followed AS (
+                UPDATE identity.users u SET email = $3::text, email_verified = true, updated_at = now()
+                FROM identity.identities i
+                WHERE i.provider = $1 AND i.subject = $2 AND u.id = i.user_id
+                  AND $3::text IS NOT NULL AND $4::boolean
+                  AND u.email IS NOT DISTINCT FROM i.email AND u.email IS DISTINCT FROM $3::text
+                RETURNING u.email, u.updated_at
             ), touched AS (
                 UPDATE identity.identities
                 SET last_sign_in_at = now(),
@@ -29,13 +40,24 @@ struct IdentityStore: Sendable {
                                 OR is_private_email <> $5::boolean)))
                 RETURNING user_id
             )
-            SELECT \(UserRow.columns) FROM identity.users u JOIN found f ON f.user_id = u.id
+            SELECT \(UserRow.columns), (SELECT email FROM followed) AS followed_email,
+                   (SELECT updated_at FROM followed) AS followed_at
+            FROM identity.users u JOIN found f ON f.user_id = u.id
             """,
             [
                 .text(identity.provider.rawValue), .text(identity.subject), PostgresValue(identity.email),
                 .bool(identity.emailVerified), .bool(identity.isPrivateEmail),
             ]
-        ).first.map(UserRow.user)
+        ).first
+        guard let row else { return nil }
+        var user = try UserRow.user(row)
+        // The statement's snapshot predates its own update: apply it to the answer.
+        if let email = try row.decode("followed_email", as: String?.self) {
+            user.email = email
+            user.emailVerified = true
+            user.updatedAt = try row.decode("followed_at", as: Date?.self) ?? user.updatedAt
+        }
+        return user
     }
 
     /// What `signInNew` did.
