@@ -49,6 +49,8 @@ public enum GatewayApp {
         let rateLimiter = RateLimiter(redis: redis, trustForwardedFor: configuration.trustForwardedFor)
 
         addOperationsRoutes(to: router, checks: ReadinessChecks.all(redis: redis, backends: backends))
+        OpenAPIDocument.add(to: router)
+        AdminConsole.add(to: router)
         router.get(".well-known/jwks.json") { _, _ in
             var response = jsonResponse(try await keys.document())
             response.headers[.cacheControl] = "public, max-age=300"
