@@ -53,8 +53,18 @@ def request(method, url, body=None, headers=None, source=None):
         connection.close()
 
 
+class RateLimited(AssertionError):
+    """A 429 where the caller expected success; `retry_after` is the gateway's Retry-After."""
+
+    def __init__(self, message, retry_after):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 def json_call(method, url, body=None, headers=None, source=None, expect=200):
     status, response_headers, data = request(method, url, body, headers, source)
+    if status == 429 and expect != 429:
+        raise RateLimited(f"{method} {url}: rate limited", int(response_headers.get("retry-after", "60")))
     if status != expect:
         raise AssertionError(f"{method} {url}: expected {expect}, got {status}: {data[:300]!r}")
     return json.loads(data) if data else None, response_headers
