@@ -23,7 +23,7 @@ api_check_exclusions=positive_data_acceptance,unsupported_method,allow_header_co
 
 # Bounds of the schemathesis run: cases per operation and the whole run's time budget.
 API_CHECK_MAX_EXAMPLES=${API_CHECK_MAX_EXAMPLES:-25}
-API_CHECK_MAX_TIME=${API_CHECK_MAX_TIME:-600}
+API_CHECK_MAX_TIME=${API_CHECK_MAX_TIME:-300}
 
 # api_check_tools VENV: the virtual environment with the pinned packages.
 api_check_tools() {
