@@ -11,6 +11,7 @@ enum AdminConsole {
         "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
         + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
+    /// One file of the console: where it is served, as what, and its bytes.
     struct Asset: Sendable {
         var path: RouterPath
         var contentType: String
