@@ -120,7 +120,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
-            path: "Services/gateway/Sources/Gateway"),
+            path: "Services/gateway/Sources/Gateway",
+            // openapi.json (generated from openapi.yaml) and the admin console travel inside the executable.
+            resources: [.embedInCode("Resources")]),
         .executableTarget(name: "gateway", dependencies: ["Gateway", "ServiceKit"], path: "Services/gateway/Sources/gateway"),
 
         // What an operator does to an account across the backends (the admin API and the CLI).
@@ -221,7 +223,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "Redis", "ServiceKit", "ServiceProtocol", "IdentityAPI", "TokensAPI", "ContentStateAPI", "TextCoding", "TestSupport", logging, lifecycle, jwt, crypto, cryptoExtras, nio,
+                "Gateway", "Redis", "ServiceKit", "ServiceProtocol", "IdentityAPI", "TokensAPI", "ContentStateAPI", "TextCoding", "TestSupport", logging, lifecycle, jwt, crypto, cryptoExtras, nio, hummingbird,
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ]),
         .testTarget(name: "LatchkeyClientTests", dependencies: ["LatchkeyClient"], path: "Client/Tests/LatchkeyClientTests"),

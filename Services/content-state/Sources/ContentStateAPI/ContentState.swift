@@ -22,12 +22,14 @@ public enum ContentState {
     public static let stateQuery = RPCMethod<StateQueryParams, StateQueryResult>("content.state.query")
     public static let stateChanges = RPCMethod<ChangesParams, ChangesPage>("content.state.changes")
     public static let userDelete = RPCMethod<UserParams, UserDeletionResult>("content.user.delete")
+    /// How many favorites, read marks and unlikes the user has (the admin console shows them).
+    public static let userCounts = RPCMethod<UserParams, UserContentCounts>("content.user.counts")
 
     /// Every method's name, for a check against the registered router and the docs.
     public static let methodNames: [String] = [
         favoritesPut.name, favoritesRemove.name, favoritesToggle.name, favoritesList.name,
         readMark.name, readUnmark.name, readList.name, readBatch.name,
         unlikesPut.name, unlikesRemove.name, unlikesList.name,
-        stateQuery.name, stateChanges.name, userDelete.name,
+        stateQuery.name, stateChanges.name, userDelete.name, userCounts.name,
     ]
 }

@@ -69,3 +69,16 @@ public struct UserDeletionResult: Codable, Sendable, Hashable {
         self.deleted = deleted
     }
 }
+
+/// `content.user.counts` result: the user's current favorites, read marks and unlikes.
+public struct UserContentCounts: Codable, Sendable, Hashable {
+    public var favorites: Int
+    public var read: Int
+    public var unlikes: Int
+
+    public init(favorites: Int, read: Int, unlikes: Int) {
+        self.favorites = favorites
+        self.read = read
+        self.unlikes = unlikes
+    }
+}

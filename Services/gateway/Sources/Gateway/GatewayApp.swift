@@ -53,6 +53,8 @@ public enum GatewayApp {
         let rateLimiter = RateLimiter(redis: redis, clientAddresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies))
 
         addLivenessRoute(to: router)
+        OpenAPIDocument.add(to: router)
+        AdminConsole.add(to: router)
         router.get(".well-known/jwks.json") { _, _ in
             var response = jsonResponse(try await keys.document())
             response.headers[.cacheControl] = "public, max-age=300"

@@ -17,5 +17,9 @@ extension ContentStateMethods {
         router.register(ContentState.userDelete) { (params: UserParams, _) -> UserDeletionResult in
             UserDeletionResult(deleted: try await store.deleteAll(user: params.userID))
         }
+
+        router.register(ContentState.userCounts) { (params: UserParams, _) -> UserContentCounts in
+            try await store.counts(user: params.userID)
+        }
     }
 }

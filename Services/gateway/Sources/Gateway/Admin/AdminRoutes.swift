@@ -66,8 +66,8 @@ struct AdminRoutes: Sendable {
             return try jsonResponse(try await self.administration.listUsers(params, requestID: context.requestID))
         }
         api.get("users/:id") { _, context in
-            // With every linked identity (Apple's `email_forwarding` among its members).
-            try jsonResponse(try await self.administration.user(try Self.userID(context), requestID: context.requestID))
+            // With every linked identity, the open sessions and the content counts.
+            try jsonResponse(try await AdminUserOverview.load(try Self.userID(context), from: self.administration, requestID: context.requestID))
         }
         api.post("users/:id/deactivate") { _, context in
             try jsonResponse(try await self.orchestration.deactivate(try Self.userID(context), context: context))

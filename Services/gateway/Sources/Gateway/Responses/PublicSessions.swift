@@ -2,7 +2,7 @@ import Foundation
 import TokensAPI
 
 /// `GET /api/v1/auth/sessions`: the live sessions `tokens.listSessions` returns, each marked
-/// `current` when it is the caller's.
+/// `current` when it is the caller's (the admin's user page shows them without `current`).
 struct PublicSessions: Encodable {
     var sessions: [Session]
 
@@ -12,7 +12,8 @@ struct PublicSessions: Encodable {
 
     struct Session: Encodable {
         var summary: SessionSummary
-        var current: Bool
+        /// Nil where there is no caller's session to compare with (the admin API): left out.
+        var current: Bool?
 
         private enum CodingKeys: String, CodingKey {
             case id, current
@@ -29,7 +30,7 @@ struct PublicSessions: Encodable {
             try container.encode(self.summary.createdAt, forKey: .createdAt)
             try container.encode(self.summary.lastUsedAt, forKey: .lastUsedAt)
             try container.encode(self.summary.expiresAt, forKey: .expiresAt)
-            try container.encode(self.current, forKey: .current)
+            try container.encodeIfPresent(self.current, forKey: .current)
         }
     }
 }
