@@ -71,7 +71,7 @@ start_stack() {
 
   local gateway_settings=() name
   for name in RATE_LIMIT_SIGNIN_PER_MIN RATE_LIMIT_REFRESH_PER_MIN RATE_LIMIT_ADMIN_LOGIN_PER_MIN \
-    CORS_ALLOWED_ORIGINS MAX_BODY_BYTES REVOCATION_FAIL_OPEN REVOCATION_CACHE_TTL; do
+    ADMIN_LOGIN_FAILURE_BUDGET TRUSTED_PROXIES CORS_ALLOWED_ORIGINS MAX_BODY_BYTES REVOCATION_FAIL_OPEN REVOCATION_CACHE_TTL; do
     [ -n "${!name:-}" ] && gateway_settings+=("$name=${!name}")
   done
   start_process gateway "${common[@]}" HTTP_HOST=127.0.0.1 "HTTP_PORT=$gateway_port" "OPS_PORT=$gateway_ops_port" \
