@@ -49,9 +49,11 @@ final class Stack: Sendable {
         tokensReplicas: Int = 1, gatewayEnvironment: [String: String] = [:], tokensEnvironment: [String: String] = [:],
         redisURL: String? = nil, _ body: (Stack) async throws -> T
     ) async throws -> T {
-        let stack = try await Self.start(
-            tokensReplicas: tokensReplicas, gatewayEnvironment: gatewayEnvironment, tokensEnvironment: tokensEnvironment,
-            redisURL: redisURL)
+        let stack = try await Self.startRetryingTakenPorts {
+            try await Self.start(
+                tokensReplicas: tokensReplicas, gatewayEnvironment: gatewayEnvironment, tokensEnvironment: tokensEnvironment,
+                redisURL: redisURL)
+        }
         do {
             let result = try await body(stack)
             await stack.stop()
@@ -60,6 +62,19 @@ final class Stack: Sendable {
             await stack.stop()
             throw error
         }
+    }
+
+    /// A port `freePort` chose can be taken by another process before ours binds it (other test
+    /// runs on the machine pick from the same range): such a start is retried on new ports.
+    private static func startRetryingTakenPorts(_ start: () async throws -> Stack) async throws -> Stack {
+        for attempt in 1... {
+            do {
+                return try await start()
+            } catch let error as StackError where attempt < 3 && error.description.contains("Address already in use") {
+                continue
+            }
+        }
+        fatalError("unreachable")
     }
 
     private static func start(
