@@ -17,7 +17,7 @@ import os
 import re
 import subprocess
 import sys
-import time
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TICK_US = 1_000_000 / os.sysconf("SC_CLK_TCK")
@@ -80,6 +80,42 @@ def peak_rss_kib(pid):
     return 0
 
 
+def pss_kib(pid):
+    """The proportional set size: private pages plus a share of each page the process shares
+    (libraries mapped by several services count once across them)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+class PSSSampler:
+    """Samples the summed PSS of the given process groups once a second; keeps the peak."""
+
+    def __init__(self, groups):
+        self.groups, self.peak, self.stop = groups, 0, threading.Event()
+
+    def sample(self):
+        pids = tree([pid for roots in self.groups.values() for pid in roots])
+        self.peak = max(self.peak, sum(pss_kib(pid) for pid in pids))
+
+    def __enter__(self):
+        def loop():
+            while not self.stop.wait(1):
+                self.sample()
+        self.thread = threading.Thread(target=loop, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+
 def group_cpu(groups):
     """Per group and per process (pid → ticks): a process that ends between two samples
     counts up to its last sample; one that starts counts from zero."""
@@ -125,6 +161,7 @@ def run(system, url, bench_dir, out_json, group_args):
         name, pids = arg.split("=", 1)
         groups[name] = [int(p) for p in pids.split(",") if p]
     results = {"system": system, "groups": list(groups), "scenarios": {}}
+    memory = PSSSampler({name: roots for name, roots in groups.items() if name != "postgres+redis"})
     for key, label, script, conns, env, warm in SCENARIOS:
         if wanted and key not in wanted.split(","):
             continue
@@ -133,7 +170,8 @@ def run(system, url, bench_dir, out_json, group_args):
             wrk(url, bench_dir, script, c, 2, threads, env, latency=False)
         load = os.getloadavg()[0]
         before_cpu, before_stat = group_cpu(groups), machine_stat()
-        out, wrk_seconds = wrk(url, bench_dir, script, c, seconds, threads, env)
+        with memory:
+            out, wrk_seconds = wrk(url, bench_dir, script, c, seconds, threads, env)
         after_cpu, after_stat = group_cpu(groups), machine_stat()
         requests = int(re.search(r"(\d+) requests in", out).group(1))
         bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
@@ -155,6 +193,7 @@ def run(system, url, bench_dir, out_json, group_args):
     # Peak RSS of the system's own processes (Postgres and Redis are shared by both systems).
     results["rss_kib"] = {name: sum(peak_rss_kib(pid) for pid in tree(roots))
                           for name, roots in groups.items() if name != "postgres+redis"}
+    results["peak_pss_kib"] = memory.peak
     with open(out_json, "w") as f:
         json.dump(results, f, indent=1)
 
@@ -188,12 +227,15 @@ def table(ours_json, peer_json=None):
             print(f"| {s['label']} | {s['connections']} | {s['rate']:,.0f} | {o} | {s['errors']} | {cpu_text(s, ours_groups)} "
                   f"| {s['load']:.1f} · {s['steal']:.0f} |")
     ours_rss = sum(ours["rss_kib"].values()) / 1024
+    ours_pss = ours["peak_pss_kib"] / 1024
     detail = " + ".join(f"{v / 1024:.0f}" for v in ours["rss_kib"].values())
     if peer:
-        peer_rss = sum(peer["rss_kib"].values()) / 1024
-        print(f"| peak RSS MiB (services only; ours {detail}) | | {peer_rss:.0f} | {ours_rss:.0f} | {ours_rss / peer_rss:.2f}× | | | | | | |")
+        peer_rss, peer_pss = sum(peer["rss_kib"].values()) / 1024, peer["peak_pss_kib"] / 1024
+        print(f"| peak RSS MiB, summed over the services (ours {detail}) | | {peer_rss:.0f} | {ours_rss:.0f} | {ours_rss / peer_rss:.2f}× | | | | | | |")
+        print(f"| peak PSS MiB, the services together (shared pages once) | | {peer_pss:.0f} | {ours_pss:.0f} | {ours_pss / peer_pss:.2f}× | | | | | | |")
     else:
-        print(f"| peak RSS MiB (services only: {detail}) | | {ours_rss:.0f} | | | | |")
+        print(f"| peak RSS MiB, summed over the services ({detail}) | | {ours_rss:.0f} | | | | |")
+        print(f"| peak PSS MiB, the services together (shared pages once) | | {ours_pss:.0f} | | | | |")
 
 
 if __name__ == "__main__":
