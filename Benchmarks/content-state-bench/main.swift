@@ -16,7 +16,7 @@ import ServiceProtocol
 //   DATABASE_URL=... BENCH_SECONDS=5 .build/release/content-state-bench
 // BENCH_ONLY=TEXT runs only the benchmarks whose name holds TEXT; BENCH_CONCURRENCY (64) callers;
 // DATABASE_POOL_SIZE (8); BENCH_RPC_CONNECTIONS (2) connections from the client to the server;
-// EVENT_LOOP_THREADS (one per core) event loops for client and server together.
+// EVENT_LOOP_THREADS (half the cores) event loops for client and server together.
 
 // Swift Concurrency on the NIO event loops (EVENT_LOOP_THREADS of them), as every service's main does.
 try EventLoops.install(EnvironmentReader())

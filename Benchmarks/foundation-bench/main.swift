@@ -10,7 +10,7 @@ import ServiceProtocol
 
 // Run Swift Concurrency on the NIO event loops, as the services do: no thread hops between
 // the I/O threads and the cooperative pool.
-try EventLoops.install(EnvironmentReader())  // EVENT_LOOP_THREADS loops (default: one per core)
+try EventLoops.install(EnvironmentReader())  // EVENT_LOOP_THREADS loops (default: half the cores)
 
 // Foundation benchmarks: RPC echo round trips over loopback and pooled Postgres `SELECT 1`.
 // Run with `scripts/bench` (release build, throwaway Postgres). Prints a Markdown table.

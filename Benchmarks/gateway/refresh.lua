@@ -18,9 +18,18 @@ function init(args)
   end
 end
 
+-- wrk calls request() once per thread before the run to check what it returns (and never
+-- sends that): the first call leaves its token in the queue, or that chain would be lost.
+local verified = false
 request = function()
   local token = queue[head]
-  if token == nil then token = "exhausted" else queue[head] = nil; head = head + 1 end
+  if not verified then
+    verified = true
+  elseif token == nil then
+    token = "exhausted"
+  else
+    queue[head] = nil; head = head + 1
+  end
   return wrk.format("POST", "/api/v1/auth/refresh", { ["Content-Type"] = "application/json" },
     '{"refresh_token":"' .. token .. '"}')
 end

@@ -14,7 +14,7 @@ import ServiceProtocol
 // Identity benchmark: `identity.signIn` of an existing user with a warm JWKS cache, over the
 // RPC protocol on loopback, against real Postgres and the mock provider (in-process, real HTTP).
 // Run: DATABASE_URL=... swift run -c release identity-bench   (BENCH_SECONDS, default 5)
-try EventLoops.install(EnvironmentReader())  // EVENT_LOOP_THREADS loops (default: one per core)
+try EventLoops.install(EnvironmentReader())  // EVENT_LOOP_THREADS loops (default: half the cores)
 
 let environment = ProcessInfo.processInfo.environment
 guard let databaseURL = environment["DATABASE_URL"] else {

@@ -11,7 +11,7 @@ import ServiceProtocol
 import TokenService
 
 // Run Swift Concurrency on the NIO event loops, as the services do.
-try EventLoops.install(EnvironmentReader())  // EVENT_LOOP_THREADS loops (default: one per core)
+try EventLoops.install(EnvironmentReader())  // EVENT_LOOP_THREADS loops (default: half the cores)
 
 // Token service benchmarks: `tokens.issue` and `tokens.refresh` (a chain of rotations per
 // caller) over the real RPC server, Postgres and Redis, with RS256 and EdDSA keys.

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import Synchronization
 
@@ -22,14 +24,37 @@ public struct JSONLogHandler: LogHandler {
     public func log(event: LogEvent) {
         var fields: [String: String] = [:]
         for (key, value) in event.allMetadata(self.metadata, self.metadataProvider) { fields[key] = "\(value)" }
-        fields["time"] = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
         fields["level"] = event.level.rawValue
         fields["label"] = self.label
         fields["message"] = "\(event.message)"
         fields["source"] = event.source
-        guard var line = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return }
-        line.append(0x0A)
-        Self.output.withLock { _ in FileHandle.standardOutput.write(line) }
+        fields["time"] = nil
+        let time = LogLine.now()
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        line.append(UInt8(ascii: "{"))
+        var timeWritten = false
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+            if !timeWritten, key > "time" {
+                Self.appendTime(time, to: &line)
+                timeWritten = true
+            }
+            if line.count > 1 { line.append(UInt8(ascii: ",")) }
+            LogLine.appendJSONString(key, to: &line)
+            line.append(UInt8(ascii: ":"))
+            LogLine.appendJSONString(value, to: &line)
+        }
+        if !timeWritten { Self.appendTime(time, to: &line) }
+        line.append(contentsOf: [UInt8(ascii: "}"), 0x0A])
+        Self.output.withLock { _ in LogLine.write(line) }
+    }
+
+    /// `"time":"…"` in its sorted place, with milliseconds.
+    private static func appendTime(_ time: timespec, to line: inout [UInt8]) {
+        if line.count > 1 { line.append(UInt8(ascii: ",")) }
+        line.append(contentsOf: #""time":""#.utf8)
+        LogLine.appendTime(to: &line, milliseconds: true, now: time)
+        line.append(UInt8(ascii: "\""))
     }
 
     private static let output = Mutex(())
@@ -56,9 +81,11 @@ public struct TextLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         let fields = event.allMetadata(self.metadata, self.metadataProvider).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        let time = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
-        let line = "\(time) \(event.level) \(self.label):\(fields.isEmpty ? "" : " " + fields) [\(event.source)] \(event.message)\n"
-        Self.output.withLock { _ in FileHandle.standardOutput.write(Data(line.utf8)) }
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        LogLine.appendTime(to: &line, milliseconds: false)
+        line.append(contentsOf: " \(event.level) \(self.label):\(fields.isEmpty ? "" : " " + fields) [\(event.source)] \(event.message)\n".utf8)
+        Self.output.withLock { _ in LogLine.write(line) }
     }
 
     private static let output = Mutex(())

@@ -55,27 +55,6 @@ import Testing
         #expect(try PageCursor(decoding: former, as: cursor.kind) == cursor)
     }
 
-    @Test func transitionsThatChangeNothingLeaveTheStateEqual() {
-        let now = Timestamp(milliseconds: 1000)
-        let later = Timestamp(milliseconds: 2000)
-        var state = ItemState.empty
-        state.favorite(nickname: .set("n"), position: .set(1), at: now)
-        let favorited = state
-        state.favorite(nickname: .keep, position: .keep, at: later)
-        #expect(state == favorited)
-        state.markRead(at: now)
-        let read = state
-        state.markRead(at: later)
-        #expect(state == read)
-        var empty = ItemState.empty
-        empty.unfavorite()
-        empty.unmarkRead()
-        empty.removeUnlike()
-        #expect(empty == .empty)
-        state.toggleFavorite(at: later)
-        #expect(!state.isFavorited && state.nickname == nil && state.position == nil && state.readAt == now)
-    }
-
     @Test func itemIDBatchesDropRepeatsAndEnforceTheMaximum() throws {
         #expect(try ItemID.batch(["a", "b", "a"], maximum: 3).map(\.value) == ["a", "b"])
         #expect(throws: ContentStateError.batchTooLarge(maximum: 2)) { try ItemID.batch(["a", "b", "c"], maximum: 2) }
@@ -127,9 +106,9 @@ import Testing
     @Test func changesPagesReadBackAsWritten() throws {
         let changes = Self.awkward.enumerated().map { index, text in
             var state = ItemState.empty
-            if index % 2 == 0 { state.favorite(nickname: .set(text), position: .set(Int64(index)), at: Timestamp(milliseconds: 1000)) }
-            if index % 3 == 0 { state.markRead(at: Timestamp(milliseconds: 2000)) }
-            if index == 3 { state.unlike(at: Timestamp(milliseconds: 3000)) }
+            if index % 2 == 0 { (state.favoritedAt, state.nickname, state.position) = (Timestamp(milliseconds: 1000), text, Int64(index)) }
+            if index % 3 == 0 { state.readAt = Timestamp(milliseconds: 2000) }
+            if index == 3 { state.unlikedAt = Timestamp(milliseconds: 3000) }
             return Change(itemID: text, state: state, updatedAt: Timestamp(milliseconds: 4000 + Int64(index)))
         }
         for page in [ChangesPage(changes: changes, nextCursor: "c1", hasMore: true), ChangesPage(changes: [], nextCursor: "c0", hasMore: false)] {

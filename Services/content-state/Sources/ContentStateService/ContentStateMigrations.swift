@@ -6,5 +6,8 @@ enum ContentStateMigrations {
         Migration(
             version: 1, name: "create item_states",
             sql: String(decoding: PackageResources._1_create_item_states_sql, as: UTF8.self)),
+        Migration(
+            version: 2, name: "write_items function",
+            sql: String(decoding: PackageResources._2_write_items_function_sql, as: UTF8.self)),
     ]
 }

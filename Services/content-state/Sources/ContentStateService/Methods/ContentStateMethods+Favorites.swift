@@ -6,9 +6,8 @@ extension ContentStateMethods {
         router.register(ContentState.favoritesPut) { (params: FavoritePutParams, _) -> Favorite in
             let id = try ItemID(validating: params.itemID)
             try FavoriteRules.validate(nickname: params.nickname, position: params.position)
-            let outcome = try await store.write(user: params.userID, items: [id]) { state, now in
-                state.favorite(nickname: params.nickname, position: params.position, at: now)
-            }
+            let outcome = try await store.write(
+                user: params.userID, items: [id], .favorite(nickname: params.nickname, position: params.position))
             let state = outcome.states[id] ?? .empty
             guard let favoritedAt = state.favoritedAt else { throw RPCError.internalError }
             return Favorite(itemID: id.value, nickname: state.nickname, position: state.position, favoritedAt: favoritedAt)
@@ -16,15 +15,13 @@ extension ContentStateMethods {
 
         router.register(ContentState.favoritesRemove) { (params: ItemParams, _) -> RemovalResult in
             let id = try ItemID(validating: params.itemID)
-            let outcome = try await store.write(user: params.userID, items: [id]) { state, _ in state.unfavorite() }
+            let outcome = try await store.write(user: params.userID, items: [id], .unfavorite)
             return RemovalResult(changed: outcome.changed > 0)
         }
 
         router.register(ContentState.favoritesToggle) { (params: ItemParams, _) -> FavoriteToggleResult in
             let id = try ItemID(validating: params.itemID)
-            let outcome = try await store.write(user: params.userID, items: [id]) { state, now in
-                state.toggleFavorite(at: now)
-            }
+            let outcome = try await store.write(user: params.userID, items: [id], .toggleFavorite)
             return FavoriteToggleResult(itemID: id.value, favorited: outcome.states[id]?.isFavorited ?? false)
         }
 

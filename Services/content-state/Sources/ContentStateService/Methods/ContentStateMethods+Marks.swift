@@ -5,14 +5,14 @@ extension ContentStateMethods {
     static func registerMarks(on router: inout RPCRouter, store: ContentStore) {
         router.register(ContentState.readMark) { (params: ItemParams, _) -> ReadMark in
             let id = try ItemID(validating: params.itemID)
-            let outcome = try await store.write(user: params.userID, items: [id]) { state, now in state.markRead(at: now) }
+            let outcome = try await store.write(user: params.userID, items: [id], .markRead)
             guard let readAt = outcome.states[id]?.readAt else { throw RPCError.internalError }
             return ReadMark(itemID: id.value, readAt: readAt)
         }
 
         router.register(ContentState.readUnmark) { (params: ItemParams, _) -> RemovalResult in
             let id = try ItemID(validating: params.itemID)
-            let outcome = try await store.write(user: params.userID, items: [id]) { state, _ in state.unmarkRead() }
+            let outcome = try await store.write(user: params.userID, items: [id], .unmarkRead)
             return RemovalResult(changed: outcome.changed > 0)
         }
 
@@ -25,23 +25,20 @@ extension ContentStateMethods {
         router.register(ContentState.readBatch) { (params: ReadBatchParams, _) -> ReadBatchResult in
             let ids = try ItemID.batch(params.itemIDs, maximum: store.configuration.maxBatch)
             guard !ids.isEmpty else { return ReadBatchResult(updated: 0) }
-            let read = params.read
-            let outcome = try await store.write(user: params.userID, items: ids) { state, now in
-                if read { state.markRead(at: now) } else { state.unmarkRead() }
-            }
+            let outcome = try await store.write(user: params.userID, items: ids, params.read ? .markRead : .unmarkRead)
             return ReadBatchResult(updated: outcome.changed)
         }
 
         router.register(ContentState.unlikesPut) { (params: ItemParams, _) -> Unlike in
             let id = try ItemID(validating: params.itemID)
-            let outcome = try await store.write(user: params.userID, items: [id]) { state, now in state.unlike(at: now) }
+            let outcome = try await store.write(user: params.userID, items: [id], .unlike)
             guard let unlikedAt = outcome.states[id]?.unlikedAt else { throw RPCError.internalError }
             return Unlike(itemID: id.value, unlikedAt: unlikedAt)
         }
 
         router.register(ContentState.unlikesRemove) { (params: ItemParams, _) -> RemovalResult in
             let id = try ItemID(validating: params.itemID)
-            let outcome = try await store.write(user: params.userID, items: [id]) { state, _ in state.removeUnlike() }
+            let outcome = try await store.write(user: params.userID, items: [id], .removeUnlike)
             return RemovalResult(changed: outcome.changed > 0)
         }
 

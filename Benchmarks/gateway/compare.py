@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""The measuring half of scripts/bench-gateway: runs the wrk scenarios against one system and
+records, per scenario, wrk's rate, latencies and errors and the CPU time each process group
+spent per request; then prints the side-by-side table.
+
+usage:
+  compare.py run SYSTEM URL BENCH_DIR OUT_JSON GROUP=PID[,PID...]...
+      SYSTEM is a label (ours, peer). Each GROUP is a set of processes with their descendants
+      (e.g. gateway=123, postgres+redis=456,789); CPU is counted per group, peak RSS too.
+  compare.py table OURS_JSON [PEER_JSON]
+
+Environment: BENCH_SECONDS (10), BENCH_CONNECTIONS (64), BENCH_CHAINS (16: connections of the
+refresh and sign-in scenarios), BENCH_THREADS (2), BENCH_SCENARIOS (comma-separated keys, all
+by default)."""
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TICK_US = 1_000_000 / os.sysconf("SC_CLK_TCK")
+
+# key, label, Lua script, connections ("c" = BENCH_CONNECTIONS, "chains" = BENCH_CHAINS),
+# extra environment, warm-up (scenarios whose tokens are good once have none).
+SCENARIOS = [
+    ("me", "GET /api/v1/auth/me", "me.lua", "c", {}, True),
+    ("favorites", "GET /api/v1/favorites?limit=50", "favorites.lua", "c", {}, True),
+    ("query", "POST /api/v1/state/query (50 ids)", "state_query.lua", "c", {}, True),
+    ("changes", "GET /api/v1/state/changes?limit=100", "changes.lua", "c", {}, True),
+    ("put1", "PUT /api/v1/favorites/{id}, one user", "put_favorite.lua", "c", {"BENCH_PUT_USERS": "1"}, True),
+    ("put64", "PUT /api/v1/favorites/{id}, 64 users at random", "put_favorite.lua", "c", {"BENCH_PUT_USERS": "0"}, True),
+    ("refresh", "POST /api/v1/auth/refresh, 16 chains", "refresh.lua", "chains", {}, False),
+    ("signin", "POST /api/v1/auth/apple, 16 users", "signin.lua", "chains", {}, True),
+]
+
+
+def children_map():
+    kids = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        kids.setdefault(int(fields[1]), []).append(int(name))
+    return kids
+
+
+def tree(roots):
+    kids, seen, todo = children_map(), [], list(roots)
+    while todo:
+        pid = todo.pop()
+        if pid not in seen:
+            seen.append(pid)
+            todo.extend(kids.get(pid, []))
+    return seen
+
+
+def cpu_ticks(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime, stime
+    except OSError:
+        return 0
+
+
+def peak_rss_kib(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def pss_kib(pid):
+    """The proportional set size: private pages plus a share of each page the process shares
+    (libraries mapped by several services count once across them)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+class PSSSampler:
+    """Samples the summed PSS of the given process groups once a second; keeps the peak."""
+
+    def __init__(self, groups):
+        self.groups, self.peak, self.stop = groups, 0, threading.Event()
+
+    def sample(self):
+        pids = tree([pid for roots in self.groups.values() for pid in roots])
+        self.peak = max(self.peak, sum(pss_kib(pid) for pid in pids))
+
+    def __enter__(self):
+        def loop():
+            while not self.stop.wait(1):
+                self.sample()
+        self.thread = threading.Thread(target=loop, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+
+def group_cpu(groups):
+    """Per group and per process (pid → ticks): a process that ends between two samples
+    counts up to its last sample; one that starts counts from zero."""
+    return {name: {pid: cpu_ticks(pid) for pid in tree(roots)} for name, roots in groups.items()}
+
+
+def cpu_delta(before, after):
+    return {name: sum(ticks - before[name].get(pid, 0) for pid, ticks in after[name].items()) for name in after}
+
+
+def machine_stat():
+    with open("/proc/stat") as f:
+        return [int(v) for v in f.readline().split()[1:9]]
+
+
+def latency_ms(out, label):
+    m = re.search(r"^\s*" + label + r"%\s+([\d.]+)(us|ms|s)", out, re.M)
+    value, unit = float(m.group(1)), m.group(2)
+    return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+
+def wrk(url, bench_dir, script, connections, seconds, threads, env, latency=True):
+    """Runs wrk; returns its output and the CPU seconds it used (its own rusage)."""
+    args = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "-s", os.path.join(HERE, script), url]
+    if latency:
+        args.insert(1, "--latency")
+    full_env = dict(os.environ, BENCH_DIR=bench_dir, BENCH_THREADS=str(threads), **env)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=full_env, text=True)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    if status != 0:
+        sys.exit(f"wrk failed: {out}")
+    return out, usage.ru_utime + usage.ru_stime
+
+
+def run(system, url, bench_dir, out_json, group_args):
+    seconds = int(os.environ.get("BENCH_SECONDS", "10"))
+    threads = int(os.environ.get("BENCH_THREADS", "2"))
+    connections = {"c": int(os.environ.get("BENCH_CONNECTIONS", "64")), "chains": int(os.environ.get("BENCH_CHAINS", "16"))}
+    wanted = os.environ.get("BENCH_SCENARIOS")
+    groups = {}
+    for arg in group_args:
+        name, pids = arg.split("=", 1)
+        groups[name] = [int(p) for p in pids.split(",") if p]
+    results = {"system": system, "groups": list(groups), "scenarios": {}}
+    memory = PSSSampler({name: roots for name, roots in groups.items() if name != "postgres+redis"})
+    for key, label, script, conns, env, warm in SCENARIOS:
+        if wanted and key not in wanted.split(","):
+            continue
+        c = connections[conns]
+        if warm:
+            wrk(url, bench_dir, script, c, 2, threads, env, latency=False)
+        load = os.getloadavg()[0]
+        before_cpu, before_stat = group_cpu(groups), machine_stat()
+        with memory:
+            out, wrk_seconds = wrk(url, bench_dir, script, c, seconds, threads, env)
+        after_cpu, after_stat = group_cpu(groups), machine_stat()
+        requests = int(re.search(r"(\d+) requests in", out).group(1))
+        bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+        socket = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+        stat = [a - b for a, b in zip(after_stat, before_stat)]
+        total = sum(stat) or 1
+        cpu = {name: ticks * TICK_US / max(requests, 1) for name, ticks in cpu_delta(before_cpu, after_cpu).items()}
+        cpu["wrk"] = wrk_seconds * 1_000_000 / max(requests, 1)
+        results["scenarios"][key] = {
+            "label": label, "connections": c, "requests": requests,
+            "rate": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+            "p50": latency_ms(out, "50"), "p99": latency_ms(out, "99"),
+            "errors": (int(bad.group(1)) if bad else 0) + (sum(int(v) for v in socket.groups()) if socket else 0),
+            "cpu_us": cpu, "load": load,
+            "idle": 100 * (stat[3] + stat[4]) / total, "steal": 100 * stat[7] / total,
+        }
+        print(f"{system} {key}: {results['scenarios'][key]['rate']:.0f}/s, p99 {results['scenarios'][key]['p99']:.1f} ms, "
+              f"errors {results['scenarios'][key]['errors']}, load {load:.1f}", file=sys.stderr)
+    # Peak RSS of the system's own processes (Postgres and Redis are shared by both systems).
+    results["rss_kib"] = {name: sum(peak_rss_kib(pid) for pid in tree(roots))
+                          for name, roots in groups.items() if name != "postgres+redis"}
+    results["peak_pss_kib"] = memory.peak
+    with open(out_json, "w") as f:
+        json.dump(results, f, indent=1)
+
+
+def cpu_text(scenario, groups):
+    return " · ".join(f"{scenario['cpu_us'].get(g, 0):.0f}" for g in groups + ["wrk"])
+
+
+def table(ours_json, peer_json=None):
+    ours = json.load(open(ours_json))
+    peer = json.load(open(peer_json)) if peer_json else None
+    ours_groups = ours["groups"]
+    print(f"CPU µs per request, ours: {' · '.join(ours_groups + ['wrk'])}"
+          + (f"; peer: {' · '.join(peer['groups'] + ['wrk'])}" if peer else ""))
+    print()
+    if peer:
+        print("| scenario | conns | peer req/s | ours req/s | ratio | peer p50 / p99 ms | ours p50 / p99 ms | errors peer / ours "
+              "| ours CPU µs/req | peer CPU µs/req | load · steal % |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|")
+    else:
+        print("| scenario | conns | ours req/s | ours p50 / p99 ms | errors | ours CPU µs/req | load · steal % |")
+        print("|---|---:|---:|---:|---:|---|---|")
+    for key, s in ours["scenarios"].items():
+        o = f"{s['p50']:.2f} / {s['p99']:.2f}"
+        if peer and key in peer["scenarios"]:
+            p = peer["scenarios"][key]
+            print(f"| {s['label']} | {s['connections']} | {p['rate']:,.0f} | {s['rate']:,.0f} | {s['rate'] / p['rate']:.2f}× "
+                  f"| {p['p50']:.2f} / {p['p99']:.2f} | {o} | {p['errors']} / {s['errors']} | {cpu_text(s, ours_groups)} "
+                  f"| {cpu_text(p, peer['groups'])} | {s['load']:.1f} · {s['steal']:.0f} |")
+        elif peer is None:
+            print(f"| {s['label']} | {s['connections']} | {s['rate']:,.0f} | {o} | {s['errors']} | {cpu_text(s, ours_groups)} "
+                  f"| {s['load']:.1f} · {s['steal']:.0f} |")
+    ours_rss = sum(ours["rss_kib"].values()) / 1024
+    ours_pss = ours["peak_pss_kib"] / 1024
+    detail = " + ".join(f"{v / 1024:.0f}" for v in ours["rss_kib"].values())
+    if peer:
+        peer_rss, peer_pss = sum(peer["rss_kib"].values()) / 1024, peer["peak_pss_kib"] / 1024
+        print(f"| peak RSS MiB, summed over the services (ours {detail}) | | {peer_rss:.0f} | {ours_rss:.0f} | {ours_rss / peer_rss:.2f}× | | | | | | |")
+        print(f"| peak PSS MiB, the services together (shared pages once) | | {peer_pss:.0f} | {ours_pss:.0f} | {ours_pss / peer_pss:.2f}× | | | | | | |")
+    else:
+        print(f"| peak RSS MiB, summed over the services ({detail}) | | {ours_rss:.0f} | | | | |")
+        print(f"| peak PSS MiB, the services together (shared pages once) | | {ours_pss:.0f} | | | | |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 6 and sys.argv[1] == "run":
+        run(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
+    elif len(sys.argv) in (3, 4) and sys.argv[1] == "table":
+        table(*sys.argv[2:])
+    else:
+        sys.exit(__doc__)

@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The pieces of a log line, built into bytes without Foundation: the gateway writes one line
+/// per request at the default level, and `Date.formatted` plus `JSONSerialization` cost more
+/// CPU than the rest of a cached read.
+enum LogLine {
+    /// The current UTC time as ISO 8601, `2026-11-25T07:42:13Z`, or with milliseconds
+    /// (`2026-11-25T07:42:13.295Z`).
+    static func appendTime(to line: inout [UInt8], milliseconds: Bool, now: timespec = LogLine.now()) {
+        var seconds = now.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        appendDigits(Int(parts.tm_year) + 1900, 4, to: &line)
+        line.append(UInt8(ascii: "-"))
+        appendDigits(Int(parts.tm_mon) + 1, 2, to: &line)
+        line.append(UInt8(ascii: "-"))
+        appendDigits(Int(parts.tm_mday), 2, to: &line)
+        line.append(UInt8(ascii: "T"))
+        appendDigits(Int(parts.tm_hour), 2, to: &line)
+        line.append(UInt8(ascii: ":"))
+        appendDigits(Int(parts.tm_min), 2, to: &line)
+        line.append(UInt8(ascii: ":"))
+        appendDigits(Int(parts.tm_sec), 2, to: &line)
+        if milliseconds {
+            line.append(UInt8(ascii: "."))
+            appendDigits(Int(now.tv_nsec) / 1_000_000, 3, to: &line)
+        }
+        line.append(UInt8(ascii: "Z"))
+    }
+
+    static func now() -> timespec {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return now
+    }
+
+    private static func appendDigits(_ value: Int, _ count: Int, to line: inout [UInt8]) {
+        var divisor = 1
+        for _ in 1..<count { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            line.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    /// `text` as a JSON string, quotes included.
+    static func appendJSONString(_ text: String, to line: inout [UInt8]) {
+        line.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                line.append(hex[Int(byte >> 4)])
+                line.append(hex[Int(byte & 0x0F)])
+            default: line.append(byte)
+            }
+        }
+        line.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes the whole line to standard output (one `write` unless the kernel takes less).
+    static func write(_ line: [UInt8]) {
+        line.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import ContentStateAPI
+import ContentStateService
+import Foundation
+import Postgres
+import Testing
+
+/// `content.write_items`, the one statement every write runs: its lock, its version order and
+/// its all-or-nothing favorites limit, checked against Postgres directly.
+@Suite struct WriteFunctionTests {
+    @Test func aWriterWaitsForTheUsersLockAndTakesTheVersionAfterTheHolders() async throws {
+        let service = try await TestService.standard()
+        let user = UUID()
+        let _: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "a"))
+        let waiter = try await service.postgres.withTransaction { connection in
+            // Hold the user's lock the way a writer does, and write "b" under it.
+            _ = try await connection.query("SELECT version FROM content.user_versions WHERE user_id = $1 FOR UPDATE", [.uuid(user)])
+            let b = try await connection.query(Self.markRead, [.uuid(user), .text("{b}")])
+            #expect(try b[0].decode("changed", as: Bool.self))
+            let waiter = Task {
+                let _: ReadMark = try await service.call(ContentState.readMark, ItemParams(userID: user, itemID: "c"))
+            }
+            // Wait (without a time limit of our own) until the RPC's statement waits for this transaction.
+            while try await connection.query(Self.waitersForThisTransaction)[0].decode("waiting", as: Int.self) == 0 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let polled: ChangesPage = try await service.call(ContentState.stateChanges, ChangesParams(userID: user))
+            #expect(polled.changes.map(\.itemID) == ["a"], "neither the uncommitted write nor the waiting one is visible")
+            return waiter
+        }
+        try await waiter.value
+        let rows = try await service.postgres.query(
+            "SELECT item_id, version FROM content.item_states WHERE user_id = $1 ORDER BY version", [.uuid(user)])
+        #expect(try rows.map { try $0.decode("item_id", as: String.self) } == ["a", "b", "c"])
+        #expect(try rows.map { try $0.decode("version", as: Int.self) } == [1, 2, 3])
+    }
+
+    @Test func aWriteThatWouldPassTheFavoritesLimitLeavesEveryItemAsItWas() async throws {
+        let service = try await TestService.standard()
+        let user = UUID()
+        let favorite = "SELECT * FROM content.write_items($1::uuid, $2::text[], 'favorite', true, 'n', false, NULL, $3)"
+        await #expect {
+            _ = try await service.postgres.query(favorite, [.uuid(user), .text("{w,x,y,z}"), .int(3)])
+        } throws: { error in
+            (error as? PostgresError)?.sqlState == "LK001"
+        }
+        let none = try await service.postgres.query("SELECT count(*) AS n FROM content.item_states WHERE user_id = $1", [.uuid(user)])
+        #expect(try none[0].decode("n", as: Int.self) == 0)
+
+        let written = try await service.postgres.query(favorite, [.uuid(user), .text("{w,x,w,y,z}"), .int(4)])
+        #expect(try written.map { try $0.decode("changed", as: Bool.self) } == [true, true, false, true, true], "a repeat finds its item written")
+        let counter = try await service.postgres.query(
+            "SELECT version, favorite_count FROM content.user_versions WHERE user_id = $1", [.uuid(user)])
+        #expect(try counter[0].decode("version", as: Int.self) == 4)
+        #expect(try counter[0].decode("favorite_count", as: Int.self) == 4)
+    }
+
+    static let markRead = "SELECT * FROM content.write_items($1::uuid, $2::text[], 'mark_read', false, NULL, false, NULL, 10)"
+
+    /// Backends waiting for the calling connection's transaction to end.
+    static let waitersForThisTransaction = """
+        SELECT count(*) AS waiting FROM pg_locks
+        WHERE locktype = 'transactionid' AND transactionid = xid(pg_current_xact_id()) AND NOT granted
+        """
+}

@@ -1,0 +1,18 @@
+import Testing
+
+@testable import ServiceKit
+
+@Suite struct EventLoopsTests {
+    @Test func defaultIsHalfTheAvailableCoresAndAtLeastOne() throws {
+        #expect(EventLoops.defaultCount(cores: 1) == 1)
+        #expect(EventLoops.defaultCount(cores: 2) == 1)
+        #expect(EventLoops.defaultCount(cores: 3) == 1)
+        #expect(EventLoops.defaultCount(cores: 8) == 4)
+        #expect(try EventLoops.count(EnvironmentReader([:]), cores: 16) == 8)
+    }
+
+    @Test func eventLoopThreadsOverridesTheDefaultWithinItsRange() throws {
+        #expect(try EventLoops.count(EnvironmentReader(["EVENT_LOOP_THREADS": "3"]), cores: 2) == 3)
+        #expect((try? EventLoops.count(EnvironmentReader(["EVENT_LOOP_THREADS": "0"]), cores: 2)) == nil)
+    }
+}
