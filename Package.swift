@@ -223,7 +223,8 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "Redis", "ServiceKit", "ServiceProtocol", "IdentityAPI", "TokensAPI", "ContentStateAPI", "TextCoding", "TestSupport", logging, lifecycle, jwt, crypto, cryptoExtras, nio, hummingbird,
+                "Gateway", "Redis", "ServiceKit", "ServiceProtocol", "IdentityAPI", "TokensAPI", "ContentStateAPI", "TextCoding", "TestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"), logging, lifecycle, jwt, crypto, cryptoExtras, nio, hummingbird,
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ]),
         .testTarget(name: "LatchkeyClientTests", dependencies: ["LatchkeyClient"], path: "Client/Tests/LatchkeyClientTests"),
