@@ -6,7 +6,12 @@ import Testing
 @Suite struct ConfigurationErrorTests {
     static let backends = ["identity", "tokens", "content-state"]
 
-    private func expectRefusal(_ name: String, _ environment: [String: String], naming variable: String) async throws {
+    /// Development unless the test says otherwise (or `asGiven`): production would name
+    /// SERVICE_TOKEN first.
+    private func expectRefusal(
+        _ name: String, _ environment: [String: String], naming variable: String, asGiven: Bool = false
+    ) async throws {
+        let environment = asGiven ? environment : ["ENVIRONMENT": "development"].merging(environment) { $1 }
         let process = try ServiceProcess(name, environment: environment)
         let status = await process.waitForExit(timeout: .seconds(60))
         #expect(status == 2, "\(name) should exit with status 2")
@@ -29,6 +34,13 @@ import Testing
     @Test(arguments: backends + ["gateway"])
     func productionWithoutServiceTokenRefusesToStart(_ name: String) async throws {
         try await self.expectRefusal(name, ["ENVIRONMENT": "production"], naming: "SERVICE_TOKEN")
+    }
+
+    /// A binary started by hand with nothing set is production: it refuses to run without a
+    /// token rather than serve the public development one (issue 14).
+    @Test(arguments: backends + ["gateway"])
+    func nothingSetIsProductionAndRefusesWithoutServiceToken(_ name: String) async throws {
+        try await self.expectRefusal(name, [:], naming: "SERVICE_TOKEN", asGiven: true)
     }
 
     @Test func malformedLogLevelIsNamed() async throws {

@@ -61,5 +61,8 @@ public enum RevocationKeys {
     /// Kept this much longer than an access token lives: every verifier's leeway, plus a minute
     /// of clock skew between hosts. A revocation key that expired while a verifier still accepts
     /// the token would bring the token back.
-    public static let skewMargin = TimeInterval(maximumVerifierLeeway + 60)
+    public static let skewMargin = TimeInterval(maximumVerifierLeeway) + clockSkew
+
+    /// Clock skew allowed between hosts.
+    public static let clockSkew: TimeInterval = 60
 }

@@ -59,7 +59,7 @@ struct SessionCleanup: Service {
                 SELECT hash FROM tokens.refresh_tokens
                 WHERE successor_sealed IS NOT NULL AND rotated_at < $1
                 LIMIT $2)
-            """, [.timestamp(now.addingTimeInterval(-(self.reuseGrace + RevocationKeys.skewMargin)))])
+            """, [.timestamp(now.addingTimeInterval(-(self.reuseGrace + RevocationKeys.clockSkew)))])
         outcome.userRevocations = try await self.inBatches(
             """
             DELETE FROM tokens.user_revocations WHERE user_id IN (
