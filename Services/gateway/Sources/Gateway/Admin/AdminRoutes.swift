@@ -103,7 +103,7 @@ struct AdminRoutes: Sendable {
         do {
             _ = try await body()
         } catch {
-            throw APIError(.serviceUnavailable, .serviceUnavailable, "The service is temporarily unavailable, please retry")
+            throw APIError.serviceUnavailable
         }
     }
 
@@ -157,7 +157,7 @@ struct AdminSessionMiddleware: RouterMiddleware {
         do {
             exists = try await self.redis.command(["EXISTS", AdminRoutes.key(token)]).intValue ?? 0
         } catch {
-            throw APIError(.serviceUnavailable, .serviceUnavailable, "The service is temporarily unavailable, please retry")
+            throw APIError.serviceUnavailable
         }
         guard exists == 1 else { throw APIError(.unauthorized, .unauthorized, "Admin sign-in required") }
         var context = context

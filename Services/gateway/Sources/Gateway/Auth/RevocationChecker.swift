@@ -50,6 +50,6 @@ struct RevocationChecker: Sendable {
             return .live
         }
         logger.error("\(message); failing closed", metadata: error.map { ["error": "\($0)"] })
-        throw APIError(.serviceUnavailable, .serviceUnavailable, "The service is temporarily unavailable, please retry")
+        throw APIError.serviceUnavailable
     }
 }

@@ -34,6 +34,8 @@ struct APIError: HTTPResponseError {
     static let payloadTooLarge = APIError(.contentTooLarge, .payloadTooLarge, "The request body is too large")
     static let unsupportedMediaType = APIError(
         .unsupportedMediaType, .unsupportedMediaType, "Send the body as JSON, with Content-Type: application/json")
+    static let serviceUnavailable = APIError(
+        .serviceUnavailable, .serviceUnavailable, "The service is temporarily unavailable, please retry")
     static let internalError = APIError(.internalServerError, .internal, "Something went wrong on our side")
 
     /// The HTTP status of each catalogue code (DESIGN.md section 6), in one place.

@@ -30,7 +30,7 @@ struct RateLimiter: Sendable {
             count = value
         } catch {
             context.logger.warning("Rate limit not checked: Redis did not answer", metadata: ["error": "\(error)"])
-            if failClosed { throw APIError(.serviceUnavailable, .serviceUnavailable, "The service is temporarily unavailable, please retry") }
+            if failClosed { throw APIError.serviceUnavailable }
             return
         }
         guard count > limit else { return }
