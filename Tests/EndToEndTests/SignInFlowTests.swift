@@ -177,8 +177,10 @@ struct SignInFlowTests {
     }
 }
 
-/// A signing key added to the shared folder: tokens signs with it, the gateway learns it from
-/// the first token that names it, and tokens signed with the old key keep working.
+/// A signing key added to the folder three `tokens` replicas share, in the middle of refresh
+/// and read traffic: every replica publishes it at once, signs with it only after
+/// `SIGNING_KEY_ACTIVATION_DELAY`, the gateway learns it from the first token that names it, and
+/// no request fails on the way.
 @Suite("End to end: key rotation")
 struct KeyRotationTests {
     static func kid(_ jwt: String) throws -> String {
@@ -187,28 +189,67 @@ struct KeyRotationTests {
         return try #require(json?["kid"] as? String)
     }
 
-    @Test func aNewSigningKeyIsUsedAndTheOldOneStillVerifies() async throws {
-        try await Stack.with(tokensEnvironment: ["SIGNING_KEYS_RELOAD_INTERVAL": "1"]) { stack in
-            let before = try await stack.signInApple()
-            #expect(try await stack.request("GET", "/api/v1/auth/me", token: before.accessToken).status == 200)
-            // The newest key file signs. Dating the first key an hour back makes the new one the
-            // newest however quickly it follows; the replicas pick it up at their next reload.
-            for name in try FileManager.default.contentsOfDirectory(atPath: stack.keysFolder.path) where name.hasSuffix(".pem") {
-                try FileManager.default.setAttributes(
-                    [.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: stack.keysFolder.appendingPathComponent(name).path)
+    struct Observed: Sendable {
+        var tokens: [(kid: String, receivedAt: Date)] = []
+        var failures: [String] = []
+    }
+
+    @Test func aKeyAddedUnderLoadSignsAfterTheActivationDelayAndNoRequestFails() async throws {
+        let delay = 3.0
+        let environment = ["SIGNING_KEYS_RELOAD_INTERVAL": "1", "SIGNING_KEY_ACTIVATION_DELAY": "\(Int(delay))"]
+        try await Stack.with(tokensReplicas: 3, gatewayEnvironment: ["RATE_LIMIT_REFRESH_PER_MIN": "0"], tokensEnvironment: environment) { stack in
+            let sessions = try await withThrowingTaskGroup(of: Session.self) { group in
+                for _ in 0..<8 { group.addTask { try await stack.signInApple() } }
+                return try await group.reduce(into: [Session]()) { $0.append($1) }
             }
-            try await Stack.keygen(into: stack.keysFolder)
-            var after = try await stack.signInApple()
-            try await waitUntil("tokens signs with the new key", interval: .milliseconds(200)) {
-                after = try await stack.signInApple()
-                return try Self.kid(after.accessToken) != (try Self.kid(before.accessToken))
+            let oldKid = try Self.kid(sessions[0].accessToken)
+            let oldKeys = Set(try FileManager.default.contentsOfDirectory(atPath: stack.keysFolder.path))
+            let keyAdded = ContinuousClock.now + .seconds(1.5)
+            // Long enough for the new key to sign a while at every replica; bounded either way.
+            let deadline = keyAdded + .seconds(delay + 6)
+            let observed = try await withThrowingTaskGroup(of: Observed.self) { group in
+                for session in sessions {
+                    group.addTask {
+                        var current = session
+                        var seen = Observed()
+                        while ContinuousClock.now < deadline {
+                            let refresh = try await stack.request("POST", "/api/v1/auth/refresh", body: ["refresh_token": current.refreshToken])
+                            guard refresh.status == 200 else {
+                                seen.failures.append("refresh \(refresh.status) \(refresh.errorCode ?? "")")
+                                continue
+                            }
+                            current = try Session(refresh.json)
+                            seen.tokens.append((try Self.kid(current.accessToken), Date()))
+                            let me = try await stack.request("GET", "/api/v1/auth/me", token: current.accessToken)
+                            if me.status != 200 { seen.failures.append("me \(me.status) \(me.errorCode ?? "")") }
+                        }
+                        return seen
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(until: keyAdded)
+                    try await Stack.keygen(into: stack.keysFolder)
+                    return Observed()
+                }
+                return try await group.reduce(into: Observed()) {
+                    $0.tokens += $1.tokens
+                    $0.failures += $1.failures
+                }
             }
-            // The gateway fetches the keys again on a kid it does not know, at most once a second.
-            let newToken = after.accessToken
-            try await waitUntil("the gateway accepts a token of the new key", interval: .milliseconds(200)) {
-                try await stack.request("GET", "/api/v1/auth/me", token: newToken).status == 200
-            }
-            #expect(try await stack.request("GET", "/api/v1/auth/me", token: before.accessToken).status == 200)
+            #expect(observed.failures.isEmpty, "\(observed.failures.count) failed: \(observed.failures.prefix(10))")
+            let added = try #require(Set(try FileManager.default.contentsOfDirectory(atPath: stack.keysFolder.path)).subtracting(oldKeys).first { $0.hasSuffix(".pem") })
+            let createdAt = try #require(
+                try FileManager.default.attributesOfItem(atPath: stack.keysFolder.appendingPathComponent(added).path)[.modificationDate] as? Date)
+            let signedByNewKey = observed.tokens.filter { $0.kid != oldKid }
+            #expect(Set(signedByNewKey.map(\.kid)).count == 1)
+            #expect(signedByNewKey.count > 20, "the new key signs once its delay has passed")
+            // The replicas date the key by the second its name starts with, up to a second
+            // before the file's time.
+            let early = signedByNewKey.filter { $0.receivedAt < createdAt.addingTimeInterval(delay - 1) }
+            #expect(early.isEmpty, "\(early.count) tokens of the new key came before its activation delay had passed")
+            #expect(observed.tokens.contains { $0.kid == oldKid && $0.receivedAt > createdAt }, "the old key signs while the new one waits")
+            // Tokens of the old key keep working, and both keys are published.
+            #expect(try await stack.request("GET", "/api/v1/auth/me", token: sessions[0].accessToken).status == 200)
             let jwks = try await stack.request("GET", "/.well-known/jwks.json")
             #expect((jwks.json["keys"] as? [Any])?.count == 2)
         }

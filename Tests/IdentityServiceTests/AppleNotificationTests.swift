@@ -56,7 +56,7 @@ import Testing
         let (environment, _) = try await AppleRESTTests.appleRESTEnvironment()
         try await IdentityHarness.run(environment: environment) { harness in
             let subject = uniqueSubject()
-            let user = try await harness.signInApple(subject: subject, code: "code-\(UUID())").user
+            let user = try await harness.signInAppleWithCode(subject: subject).user
             #expect(await harness.mock.callLog.appleTokenExchanges.count == 1)
             let result = try await self.send(harness, try await self.payload(harness, subject: subject, type: "account-delete"))
             #expect(result.outcome == .applied)

@@ -58,7 +58,7 @@ import Testing
     @Test func aSignInWithACodeExchangesItWithAnES256ClientSecret() async throws {
         let (environment, key) = try await Self.appleRESTEnvironment()
         try await IdentityHarness.run(environment: environment) { harness in
-            _ = try await harness.signInApple(subject: uniqueSubject(), code: "code-\(UUID())")
+            _ = try await harness.signInAppleWithCode(subject: uniqueSubject())
             let exchange = try #require(await harness.mock.callLog.appleTokenExchanges.first)
             #expect(exchange.clientID == IdentityHarness.appleAudience)
             #expect(exchange.grantType == "authorization_code")
@@ -77,13 +77,35 @@ import Testing
         let (environment, _) = try await Self.appleRESTEnvironment()
         try await IdentityHarness.run(environment: environment) { harness in
             let subject = uniqueSubject()
-            _ = try await harness.signInApple(subject: subject, code: "code-\(UUID())")
+            _ = try await harness.signInAppleWithCode(subject: subject)
             let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
             let rows = try await harness.postgres.query(
                 "SELECT apple_refresh_token FROM identity.identities WHERE provider = 'apple' AND subject = $1", [.text(subject)])
             let stored = try #require(try rows.first?.decode("apple_refresh_token", as: [UInt8]?.self))
             #expect(!stored.isEmpty)
             #expect(!Data(stored).contains(Data(refreshToken.utf8)))
+        }
+    }
+
+    /// A code from someone else's sign-in, sent along with one's own identity token: Apple
+    /// exchanges it, but its id token names the other person, so the refresh token is dropped.
+    @Test func aCodeIssuedToAnotherSignInIsNotKept() async throws {
+        let (environment, _) = try await Self.appleRESTEnvironment()
+        try await IdentityHarness.run(environment: environment) { harness in
+            let subject = uniqueSubject()
+            let result = try await harness.signInAppleWithCode(subject: subject, codeSubject: uniqueSubject())
+            #expect(result.isNewUser)
+            let exchange = try #require(await harness.mock.callLog.appleTokenExchanges.first)
+            #expect(exchange.issuedRefreshToken != nil, "Apple did exchange the code")
+            let rows = try await harness.postgres.query(
+                "SELECT apple_refresh_token FROM identity.identities WHERE provider = 'apple' AND subject = $1", [.text(subject)])
+            #expect(rows.count == 1)
+            #expect(try rows.first?.decode("apple_refresh_token", as: [UInt8]?.self) == nil)
+            // The same sign-in with its own code keeps it.
+            _ = try await harness.signInAppleWithCode(subject: subject)
+            let kept = try await harness.postgres.query(
+                "SELECT apple_refresh_token FROM identity.identities WHERE provider = 'apple' AND subject = $1", [.text(subject)])
+            #expect(try kept.first?.decode("apple_refresh_token", as: [UInt8]?.self) != nil)
         }
     }
 
@@ -98,7 +120,7 @@ import Testing
     @Test func deletingAUserRevokesItsAppleAuthorization() async throws {
         let (environment, _) = try await Self.appleRESTEnvironment()
         try await IdentityHarness.run(environment: environment) { harness in
-            let user = try await harness.signInApple(subject: uniqueSubject(), code: "code-\(UUID())").user
+            let user = try await harness.signInAppleWithCode(subject: uniqueSubject()).user
             let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
             _ = try await harness.client.call(Identity.deleteUser, UserIDParams(userID: user.id))
             let revocation = try await Self.waitForRevocation(harness) { $0.token == refreshToken && $0.succeeded }
@@ -110,7 +132,7 @@ import Testing
     @Test func aFailedRevocationIsRetriedAndNeverBlocksTheDeletion() async throws {
         let (environment, _) = try await Self.appleRESTEnvironment()
         try await IdentityHarness.run(environment: environment) { harness in
-            let user = try await harness.signInApple(subject: uniqueSubject(), code: "code-\(UUID())").user
+            let user = try await harness.signInAppleWithCode(subject: uniqueSubject()).user
             let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
             await harness.mock.failNextRevocations(1)
             let deleted = try await harness.client.call(
@@ -127,7 +149,7 @@ import Testing
         let (environment, _) = try await Self.appleRESTEnvironment()
         try await IdentityHarness.run(environment: environment) { harness in
             let email = uniqueEmail()
-            let user = try await harness.signInApple(subject: uniqueSubject(), email: email, code: "code-\(UUID())").user
+            let user = try await harness.signInAppleWithCode(subject: uniqueSubject(), email: email).user
             _ = try await harness.signInGoogle(subject: uniqueSubject(), email: email)
             let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
             _ = try await harness.client.call(

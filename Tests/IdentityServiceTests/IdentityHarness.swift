@@ -129,6 +129,13 @@ struct IdentityHarness: Sendable {
             ProviderCredential(provider: .apple, identityToken: token, fullName: fullName, authorizationCode: code))
     }
 
+    /// Signs in with a fresh Apple token for `subject` and the authorization code Apple hands
+    /// out with it (issued to `codeSubject` instead: someone else's code).
+    func signInAppleWithCode(subject: String, email: String? = nil, codeSubject: String? = nil) async throws -> SignInResult {
+        let code = await self.mock.mintAppleAuthorizationCode(subject: codeSubject ?? subject, audience: Self.appleAudience)
+        return try await self.signInApple(subject: subject, email: email, code: code)
+    }
+
     func signInGoogle(subject: String, email: String? = nil, emailVerified: MockBool? = nil, name: String? = nil)
         async throws -> SignInResult
     {

@@ -135,6 +135,43 @@ import Testing
         }
     }
 
+    /// Replica A revokes while its Redis is gone and stops before it could copy anything;
+    /// another replica (B, started after, or another test's) copies it from the row A's
+    /// transaction left. A full reseed publishes only "reseeded", so the session's own message
+    /// shows the repair.
+    @Test func aRevocationCopyThatFailedIsMadeByAnotherReplicaAfterTheFirstDies() async throws {
+        let url = try RedisURL(parsing: try requiredEnvironment("REDIS_URL"))
+        let redis = RedisClient(configuration: RedisConfiguration(url: url), logger: Logger(label: "test"))
+        defer { Task { await redis.shutdown() } }
+        let subscription = try await redis.subscribe(to: RevocationKeys.channel)
+        defer { subscription.cancel() }
+        let user = UUID()
+        let pair = try await PrivateRedisServer.with { lost in
+            try await TokensHarness.run(environment: ["REDIS_URL": lost.url.description]) { a in
+                let pair = try await a.issue(user)
+                lost.stop()
+                let result = try await a.client.call(Tokens.revoke, RevokeParams(userID: user, sessionID: pair.sessionID))
+                #expect(result.revoked)
+                return pair
+            }
+        }
+        let sessionID = pair.sessionID.uuidString.lowercased()
+        try await TokensHarness.run { b in
+            let message = try await withDeadline("the repaired revocation's message") { () -> RedisMessage? in
+                for await received in subscription where received.payload.contains(sessionID) { return received }
+                return nil
+            }
+            #expect(message?.payload.contains(#""kind":"session""#) == true)
+            #expect(try await b.redis.command(["GET", RevocationKeys.session(pair.sessionID)]).stringValue == "logout")
+            try await waitUntil("the owed copy is settled", interval: .milliseconds(100)) {
+                try await b.postgres.query(
+                    "SELECT 1 FROM tokens.revocation_copies WHERE session_id = $1", [.uuid(pair.sessionID)]
+                ).isEmpty
+            }
+            #expect(await b.errorCode { try await b.verify(pair.accessToken) } == .sessionRevoked)
+        }
+    }
+
     /// The cleanup is global: its clock stays in the past, so it can only touch rows older
     /// than anything the other (concurrent) tests write.
     @Test func cleanupDeletesEndedSessionsAndSealedSuccessorsInBatches() async throws {

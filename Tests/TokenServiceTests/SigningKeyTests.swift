@@ -58,10 +58,63 @@ import _CryptoExtras
         }
     }
 
+    @Test func loadersStartingTogetherOnAMissingFolderMakeOneKeyBetweenThem() async throws {
+        // Missing parents too: creating them at the same moment is not an error either.
+        let url = try temporaryKeysFolder().appendingPathComponent("state/latchkey/keys", isDirectory: true)
+        let folder = SigningKeyFolder(url: url)
+        let logger = self.logger
+        let kids = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<6 {
+                group.addTask { try await KeyRing.load(folder: folder, algorithm: .es256, generateIfMissing: true, logger: logger).signingKid }
+            }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(kids.count == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".pem") }.count == 1)
+    }
+
+    /// A Kubernetes Secret volume rewrites every file on each update, so a key made by
+    /// `tokens keygen` counts from the time its name starts with; other names from their file's time.
+    @Test func aKeyIsDatedByItsNameWhenKeygenNamedIt() async throws {
+        let url = try temporaryKeysFolder()
+        let folder = SigningKeyFolder(url: url)
+        let made = try folder.generate(.es256, now: Date(timeIntervalSince1970: 1_764_000_000.7))
+        #expect(made.fileName.hasPrefix("20251124T160000-es256-"))
+        let other = url.appendingPathComponent("mine.pem")
+        try Data(P256.Signing.PrivateKey().pemRepresentation.utf8).write(to: other)
+        let touched = Date(timeIntervalSince1970: 1_700_000_000)
+        for name in [made.fileName, "mine.pem"] {
+            try FileManager.default.setAttributes([.modificationDate: touched], ofItemAtPath: url.appendingPathComponent(name).path)
+        }
+        let keys = try folder.load()
+        #expect(keys.first { $0.fileName == made.fileName }?.createdAt == Date(timeIntervalSince1970: 1_764_000_000))
+        #expect(keys.first { $0.fileName == "mine.pem" }?.createdAt == touched)
+        #expect(SigningKeyFolder.creationTime(named: "20251324T160000-x.pem") == nil)
+        #expect(SigningKeyFolder.creationTime(named: "2025112AT160000-x.pem") == nil)
+    }
+
+    /// A Kubernetes Secret volume: mode 1777, but mounted read-only, so nobody can add a key.
+    @Test func aFolderOnAReadOnlyMountIsAcceptedWhateverItsMode() async throws {
+        let url = try temporaryKeysFolder()
+        func mount(_ arguments: [String]) throws -> Int32 {
+            let process = try Process.run(URL(fileURLWithPath: "/bin/mount"), arguments: arguments)
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        try #require(try mount(["-t", "tmpfs", "-o", "rw,mode=1777", "tmpfs", url.path]) == 0, "mounting needs root")
+        defer { _ = try? mount(["-o", "remount,rw", url.path]); _ = try? Process.run(URL(fileURLWithPath: "/bin/umount"), arguments: [url.path]).waitUntilExit() }
+        let folder = SigningKeyFolder(url: url)
+        try Data(P256.Signing.PrivateKey().pemRepresentation.utf8).write(to: url.appendingPathComponent("key.pem"))
+        #expect(throws: SigningKeyError.self) { try folder.load() }
+        #expect(try mount(["-o", "remount,ro", url.path]) == 0)
+        try folder.checkPrivate()
+        #expect(try folder.load().count == 1)
+    }
+
     @Test func developmentGeneratesAKeyWithMode0600InAnEmptyFolder() async throws {
         let url = try temporaryKeysFolder()
         let ring = try await KeyRing.load(folder: SigningKeyFolder(url: url), algorithm: .es256, generateIfMissing: true, logger: self.logger)
-        let files = try FileManager.default.contentsOfDirectory(atPath: url.path)
+        let files = try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".pem") }
         #expect(files.count == 1)
         let attributes = try FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(files[0]).path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
@@ -114,16 +167,28 @@ import _CryptoExtras
         #expect((try? TokensConfiguration(EnvironmentReader(env))) == nil)
     }
 
-    @Test func keyRotationSignsWithTheNewKeyWhileOldTokensStillVerify() async throws {
+    @Test func keyRotationPublishesTheNewKeyAtOnceAndSignsWithItAfterTheActivationDelay() async throws {
         try await TokensHarness.run { tokens in
-            let oldKid = tokens.instances[0].keyRing.signingKid
+            let ring = tokens.instances[0].keyRing
+            #expect(ring.activationDelay == .seconds(900), "the default SIGNING_KEY_ACTIVATION_DELAY")
+            let oldKid = ring.signingKid
             let before = try await tokens.issue()
             #expect(KidHeader.kid(of: before.accessToken) == oldKid)
-            // What `tokens keygen` does, then the periodic reload.
+            // What `tokens keygen` does, then the periodic reload: the key is published at once
+            // but the old key keeps signing until the new one is older than the delay.
             #expect(KeygenCommand.run(arguments: [], env: EnvironmentReader(["SIGNING_KEYS_DIR": tokens.keys.path])) == 0)
-            await tokens.instances[0].keyRing.reload(logger: self.logger)
-            let newKid = tokens.instances[0].keyRing.signingKid
-            #expect(newKid != oldKid)
+            await ring.reload(logger: self.logger)
+            #expect(ring.signingKid == oldKid)
+            let published = try await tokens.client.call(Tokens.jwks, Empty()).keys.compactMap(\.kid)
+            #expect(published.count == 2 && published.last == oldKid)
+            let early = try await tokens.issue()
+            #expect(KidHeader.kid(of: early.accessToken) == oldKid)
+            // The key counts from the second its name gives, so a second's margin either side.
+            await ring.reload(logger: self.logger, now: Date().addingTimeInterval(898))
+            #expect(ring.signingKid == oldKid)
+            await ring.reload(logger: self.logger, now: Date().addingTimeInterval(902))
+            let newKid = ring.signingKid
+            #expect(newKid != oldKid && newKid == published.first)
             let after = try await tokens.refresh(before.refreshToken)
             #expect(KidHeader.kid(of: after.accessToken) == newKid)
             #expect(try await tokens.verify(before.accessToken).sessionID == before.sessionID)

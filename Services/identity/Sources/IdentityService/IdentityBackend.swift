@@ -38,7 +38,8 @@ public final class IdentityBackend: Sendable {
             let client = AppleTokenClient(
                 http: providerHTTP, secrets: secrets, tokenURL: rest.tokenURL, revokeURL: rest.revokeURL)
             let cipher = RefreshTokenCipher(key: rest.tokenEncryptionKey)
-            appleAuthorizations = AppleAuthorizations(client: client, cipher: cipher, identities: identities, logger: logger)
+            appleAuthorizations = AppleAuthorizations(
+                client: client, cipher: cipher, identities: identities, verifier: self.verifiers.apple, logger: logger)
             self.revocationWorker = AppleRevocationWorker(postgres: postgres, client: client, cipher: cipher, logger: logger)
         } else {
             self.revocationWorker = nil

@@ -6,5 +6,8 @@ enum TokenMigrations {
         Migration(
             version: 1, name: "create sessions",
             sql: String(decoding: PackageResources._1_create_sessions_sql, as: UTF8.self)),
+        Migration(
+            version: 2, name: "revocation copies",
+            sql: String(decoding: PackageResources._2_revocation_copies_sql, as: UTF8.self)),
     ]
 }

@@ -41,7 +41,7 @@ public enum TokensApp {
         do {
             keyRing = try await KeyRing.load(
                 folder: SigningKeyFolder(url: configuration.signingKeysDirectory), algorithm: configuration.signingAlgorithm,
-                generateIfMissing: configuration.environment == .development, logger: logger)
+                activationDelay: configuration.signingKeyActivationDelay, generateIfMissing: configuration.environment == .development, logger: logger)
         } catch let error as SigningKeyError {
             throw ConfigurationError.insecure("SIGNING_KEYS_DIR", "\(error)")
         }

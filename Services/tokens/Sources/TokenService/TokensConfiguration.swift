@@ -25,6 +25,11 @@ public struct TokensConfiguration: Sendable {
     /// How often the key folder is read again (keys added by `tokens keygen` are picked up):
     /// `SIGNING_KEYS_RELOAD_INTERVAL` seconds, default 10.
     public var keyReloadInterval: Duration
+    /// How long a new key is only published before it signs: `SIGNING_KEY_ACTIVATION_DELAY`
+    /// seconds, default 900. It must outlast every replica's reload (`keyReloadInterval`), the
+    /// gateway's JWKS cache (300 s, refetched early on an unknown `kid`) and the 300 s that
+    /// `/.well-known/jwks.json` may stay in an outside verifier's HTTP cache: 610 s, with margin.
+    public var signingKeyActivationDelay: Duration
     /// How often the Redis revocation marker is checked.
     public var reseedInterval: Duration = .seconds(1)
 
@@ -55,6 +60,7 @@ public struct TokensConfiguration: Sendable {
         self.refreshTokenTTL = try env.seconds("REFRESH_TOKEN_TTL", default: 2_592_000, range: 60...31_536_000)
         self.reuseGrace = try env.seconds("REFRESH_REUSE_GRACE", default: 10, range: 0...3_600)
         self.keyReloadInterval = try env.seconds("SIGNING_KEYS_RELOAD_INTERVAL", default: 10, range: 1...3_600)
+        self.signingKeyActivationDelay = try env.seconds("SIGNING_KEY_ACTIVATION_DELAY", default: 900, range: 0...86_400)
     }
 }
 

@@ -37,3 +37,19 @@ public struct PublicJWKS: Codable, Sendable, Hashable {
     }
 }
 
+
+extension PublicJWKS {
+    /// The key sets several `tokens` replicas publish, as one: every key any of them has
+    /// (once, by `kid`), in the order of the set with the most keys first. During a rotation a
+    /// replica that has read the new key lists it before a replica that has not yet.
+    public static func merging(_ sets: [PublicJWKS]) -> PublicJWKS {
+        var seen: Set<String> = []
+        var keys: [PublicJWK] = []
+        for set in sets.sorted(by: { $0.keys.count > $1.keys.count }) {
+            for key in set.keys where seen.insert(key.kid ?? "\(key)").inserted {
+                keys.append(key)
+            }
+        }
+        return PublicJWKS(keys: keys)
+    }
+}

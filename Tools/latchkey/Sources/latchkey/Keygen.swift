@@ -8,8 +8,9 @@ struct Keygen: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a new signing key into the signing key folder (mode 0600).",
         discussion: """
-            Every tokens replica publishes the key at its next reload and signs with it from \
-            then on; older keys stay published until you delete them (after ACCESS_TOKEN_TTL).
+            Every tokens replica publishes the key at its next reload and signs with it once \
+            it is older than SIGNING_KEY_ACTIVATION_DELAY; older keys stay published until you \
+            delete them (after the new key signs, plus ACCESS_TOKEN_TTL).
             """)
 
     @Option(help: "The key folder (default: SIGNING_KEYS_DIR).")

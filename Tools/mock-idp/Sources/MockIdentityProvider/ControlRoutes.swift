@@ -20,6 +20,11 @@ struct ControlRoutes: Sendable {
             let mint = try await MockHTTP.decodeJSON(AppleNotificationMintRequest.self, from: request)
             return try MockHTTP.json(["payload": try await self.provider.mintAppleNotification(mint)])
         }
+        // An Apple authorization code for `{"sub": ..., "aud": ...}`, as the app gets it with the identity token.
+        router.post("mock/apple/authorization-code") { request, _ in
+            let grant = try await MockHTTP.decodeJSON(AppleAuthorizationCodeRequest.self, from: request)
+            return try MockHTTP.json(["code": await self.provider.mintAppleAuthorizationCode(subject: grant.sub, audience: grant.aud)])
+        }
         router.post("mock/google/access-token") { request, _ in
             let grant = try await MockHTTP.decodeJSON(GoogleAccessTokenGrantRequest.self, from: request)
             let token = await self.provider.mintGoogleAccessToken(grant.grant)
@@ -37,6 +42,12 @@ struct ControlRoutes: Sendable {
             try MockHTTP.json(encodable: await self.provider.callLog)
         }
     }
+}
+
+/// The JSON body of `POST /mock/apple/authorization-code`.
+struct AppleAuthorizationCodeRequest: Decodable {
+    var sub: String
+    var aud: String
 }
 
 /// The JSON body of `POST /mock/google/access-token`; `expires_in` defaults to an hour.

@@ -16,6 +16,8 @@ public actor MockIdentityProvider {
     private var unavailableJWKS: Set<MockProvider> = []
     private var failingRevocations = 0
     private var accessTokens: [String: GoogleAccessTokenGrant] = [:]
+    /// Apple authorization codes handed out, with whom they were issued to.
+    private var appleCodes: [String: AppleAuthorizationCodeGrant] = [:]
     private var calls = MockCallLog()
 
     public init(configuration: Configuration = Configuration()) throws {
@@ -111,16 +113,36 @@ public actor MockIdentityProvider {
 
     // MARK: Apple REST
 
-    /// Records a code exchange; codes starting with `invalid` are refused (nil).
-    func exchangeAppleCode(clientID: String, clientSecret: String, code: String, grantType: String) -> String? {
-        let refreshToken: String? =
-            code.hasPrefix("invalid") || grantType != "authorization_code"
-            ? nil : "r.mock-" + UUID().uuidString.lowercased()
+    /// An Apple authorization code for `subject`, as Apple hands one to the app together with
+    /// the identity token; its exchange answers an id token with that `sub` and `aud`.
+    public func mintAppleAuthorizationCode(subject: String, audience: String) -> String {
+        let code = "c.mock-" + UUID().uuidString.lowercased()
+        self.appleCodes[code] = AppleAuthorizationCodeGrant(subject: subject, audience: audience)
+        return code
+    }
+
+    /// Records a code exchange. As Apple does, only a code it handed out, exchanged once by the
+    /// client it was issued to, gets a refresh token and an id token (signed with Apple's
+    /// active key); anything else is refused (nil).
+    func exchangeAppleCode(clientID: String, clientSecret: String, code: String, grantType: String) async throws
+        -> (refreshToken: String, idToken: String)?
+    {
+        var answer: (refreshToken: String, idToken: String)?
+        if grantType == "authorization_code", let grant = self.appleCodes.removeValue(forKey: code), grant.audience == clientID {
+            var claims = MockIdentityClaims()
+            claims.iss = MockProvider.apple.issuer
+            claims.sub = grant.subject
+            claims.aud = grant.audience
+            claims.iat = Int(Date().timeIntervalSince1970)
+            claims.exp = claims.iat! + 600
+            let idToken = try await TokenForger.sign(claims, defect: nil, activeKey: self.keyRings[.apple]!.active)
+            answer = ("r.mock-" + UUID().uuidString.lowercased(), idToken)
+        }
         self.calls.appleTokenExchanges.append(
             AppleTokenExchangeCall(
                 clientID: clientID, clientSecret: clientSecret, code: code, grantType: grantType,
-                issuedRefreshToken: refreshToken))
-        return refreshToken
+                issuedRefreshToken: answer?.refreshToken))
+        return answer
     }
 
     /// Records a revocation; answers false while told to fail.
@@ -152,4 +174,10 @@ public actor MockIdentityProvider {
 enum GoogleEndpoint {
     case tokenInfo
     case userInfo
+}
+
+/// Who an Apple authorization code was issued to.
+struct AppleAuthorizationCodeGrant: Sendable {
+    var subject: String
+    var audience: String
 }

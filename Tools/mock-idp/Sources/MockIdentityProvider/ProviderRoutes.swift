@@ -36,7 +36,7 @@ struct ProviderRoutes: Sendable {
             return try MockHTTP.error("invalid_request", status: .badRequest)
         }
         guard
-            let refreshToken = await self.provider.exchangeAppleCode(
+            let answer = try await self.provider.exchangeAppleCode(
                 clientID: form.client_id, clientSecret: form.client_secret, code: form.code ?? "",
                 grantType: form.grant_type)
         else {
@@ -44,7 +44,7 @@ struct ProviderRoutes: Sendable {
         }
         return try MockHTTP.json([
             "access_token": "a.mock-" + UUID().uuidString.lowercased(), "token_type": "Bearer",
-            "expires_in": 3600, "refresh_token": refreshToken,
+            "expires_in": 3600, "refresh_token": answer.refreshToken, "id_token": answer.idToken,
         ])
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import JWTKit
 import Logging
 import NIOCore
+import NIOFoundationCompat
 import ServiceProtocol
 import TextCoding
 import TokensAPI
@@ -100,7 +101,7 @@ final class VerifiedTokenCache: Sendable {
     }
 }
 
-/// The public keys of `tokens`, fetched with `tokens.jwks`: cached, refetched when a token
+/// The public keys of `tokens`, fetched with `tokens.jwks` from every replica: cached, refetched when a token
 /// names an unknown `kid` (at most once per `refetchInterval`, so tokens with made-up kids
 /// cannot make the gateway hammer `tokens`) and when older than `maximumAge` (so a removed key
 /// stops verifying).
@@ -181,11 +182,25 @@ actor SigningKeyCache {
         try await task.value
     }
 
+    /// Asks every `tokens` replica for its keys and keeps them all: during a rotation a
+    /// replica may publish a key another has not read yet, and a token it signed must verify
+    /// whichever replica the gateway asked first.
     private func load() async throws {
-        let bytes = try await self.tokens.callReturningJSON(Tokens.jwks, Empty(), options: .init(idempotent: true))
+        var sets = await self.tokens.callEveryAddress(Tokens.jwks, Empty()).values.compactMap { try? $0.get() }
+        if sets.isEmpty {
+            // No connection is up yet (the gateway is starting) or every replica failed: one
+            // ordinary call, which waits for a connection and retries another replica.
+            sets = [try await self.tokens.call(Tokens.jwks, Empty(), options: .init(idempotent: true))]
+        }
+        let published = PublicJWKS.merging(sets)
+        let bytes: ByteBuffer
         let jwks: JWKS
         do {
-            jwks = try JSONDecoder().decode(JWKS.self, from: bytes)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            let encoded = try encoder.encode(published)
+            jwks = try JSONDecoder().decode(JWKS.self, from: encoded)
+            bytes = ByteBuffer(data: encoded)
         } catch {
             throw RPCError(.internal, "tokens.jwks returned an unreadable key set")
         }
@@ -197,6 +212,6 @@ actor SigningKeyCache {
         self.kids = kids
         self.json = bytes
         self.fetchedAt = .now
-        self.logger.info("Signing keys loaded", metadata: ["keys": "\(jwks.keys.count)"])
+        self.logger.info("Signing keys loaded", metadata: ["keys": "\(jwks.keys.count)", "replicas": "\(sets.count)"])
     }
 }

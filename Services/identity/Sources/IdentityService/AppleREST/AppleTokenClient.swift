@@ -18,19 +18,26 @@ struct AppleTokenClient: Sendable {
     let tokenURL: String
     let revokeURL: String
 
-    private struct TokenReply: Decodable {
-        var refresh_token: String?
+    /// What Apple answers for a code: the refresh token, and the id token that says whose it is.
+    struct Exchange: Decodable {
+        var refreshToken: String?
+        var idToken: String?
+
+        enum CodingKeys: String, CodingKey {
+            case refreshToken = "refresh_token"
+            case idToken = "id_token"
+        }
     }
 
-    /// Apple's refresh token for `code`, or nil when Apple refuses the code.
-    func exchange(code: String, clientID: String) async throws -> String? {
+    /// Apple's answer for `code`, or nil when Apple refuses the code.
+    func exchange(code: String, clientID: String) async throws -> Exchange? {
         let secret = try await self.secrets.secret(for: clientID)
         let reply = try await self.http.postForm(
             self.tokenURL,
             [("client_id", clientID), ("client_secret", secret), ("code", code), ("grant_type", "authorization_code")],
             provider: .apple)
         switch reply.status {
-        case 200: return try? reply.decode(TokenReply.self).refresh_token
+        case 200: return try? reply.decode(Exchange.self)
         case 400: return nil
         default: throw IdentityError.providerUnavailable(.apple, reason: "token endpoint answered \(reply.status)")
         }

@@ -77,17 +77,33 @@ struct SignInFlow: Sendable {
 }
 
 /// Exchanges Apple authorization codes and stores the refresh tokens sealed. Best effort: a
-/// failed exchange is logged and the sign-in goes on (the identity token already proved who it is).
+/// failed exchange is logged and the sign-in goes on (the identity token already proved who it
+/// is). A refresh token is kept only when the id token of its exchange names the user who
+/// signed in: a code from someone else's sign-in, sent along with one's own identity token,
+/// would otherwise tie that person's Apple grant to this account.
 struct AppleAuthorizations: Sendable {
     let client: AppleTokenClient
     let cipher: RefreshTokenCipher
     let identities: IdentityStore
+    let verifier: AppleIdentityVerifier
     let logger: Logger
 
     func exchangeAndStore(code: String, for identity: VerifiedIdentity) async {
         do {
-            guard let refreshToken = try await self.client.exchange(code: code, clientID: identity.audience) else {
+            guard let exchange = try await self.client.exchange(code: code, clientID: identity.audience),
+                let refreshToken = exchange.refreshToken
+            else {
                 self.logger.warning("Apple refused the authorization code", metadata: ["provider": "apple"])
+                return
+            }
+            guard let idToken = exchange.idToken else {
+                self.logger.warning("Apple's code exchange returned no id token; its refresh token is not kept", metadata: ["provider": "apple"])
+                return
+            }
+            let owner = try await self.verifier.exchangedIdentity(idToken)
+            guard owner.subject == identity.subject, owner.audience == identity.audience else {
+                self.logger.warning(
+                    "The Apple authorization code belongs to another sign-in; its refresh token is not kept", metadata: ["provider": "apple"])
                 return
             }
             try await self.identities.storeAppleRefreshToken(

@@ -17,4 +17,16 @@ struct AppleIdentityVerifier: Sendable {
             emailVerified: claims.emailVerified?.value ?? false, isPrivateEmail: claims.isPrivateEmail?.value ?? false,
             name: name, audience: claims.audience.value.first(where: self.tokens.audiences.contains) ?? "")
     }
+
+    /// Who the id token Apple returns from an authorization-code exchange names: signature,
+    /// `iss`, `aud` and time checked as for a sign-in token. No nonce: the code is single-use
+    /// and only our client secret can exchange it.
+    func exchangedIdentity(_ token: String) async throws(IdentityError) -> (subject: String, audience: String) {
+        let claims = try await self.tokens.verify(token, as: AppleClaims.self).token
+        try self.rules.check(issuer: claims.issuer.value, expires: claims.expires.value, issuedAt: claims.issuedAt.value)
+        guard !claims.subject.value.isEmpty, let audience = claims.audience.value.first(where: self.tokens.audiences.contains) else {
+            throw .invalidToken(reason: "no subject or audience of ours")
+        }
+        return (claims.subject.value, audience)
+    }
 }

@@ -8,8 +8,10 @@ import ServiceKit
 import Synchronization
 
 /// The keys this replica signs and verifies with: every key of the folder is published and
-/// verifies; the newest key of the configured algorithm signs. Reloaded periodically so a key
-/// added by `tokens keygen` is picked up by every replica without a restart.
+/// verifies at once; the newest key of the configured algorithm signs once it is older than the
+/// activation delay (`SIGNING_KEY_ACTIVATION_DELAY`), so that every replica has published it and
+/// every verifier can know it before a token names it. Reloaded periodically so a key added by
+/// `tokens keygen` is picked up by every replica without a restart.
 public final class KeyRing: Sendable {
     /// One consistent view of the folder.
     struct Snapshot: Sendable {
@@ -23,34 +25,48 @@ public final class KeyRing: Sendable {
 
     let folder: SigningKeyFolder
     let algorithm: SigningAlgorithm
+    let activationDelay: Duration
     private let snapshot: Mutex<Snapshot>
 
-    private init(folder: SigningKeyFolder, algorithm: SigningAlgorithm, snapshot: Snapshot) {
+    private init(folder: SigningKeyFolder, algorithm: SigningAlgorithm, activationDelay: Duration, snapshot: Snapshot) {
         self.folder = folder
         self.algorithm = algorithm
+        self.activationDelay = activationDelay
         self.snapshot = Mutex(snapshot)
     }
 
-    /// Loads the folder. With no key of `algorithm`, development generates one and
-    /// production refuses to start.
+    /// Loads the folder. With no key of `algorithm`, development generates one (holding the
+    /// folder's lock, so replicas starting together make one) and production refuses to start.
     public static func load(
-        folder: SigningKeyFolder, algorithm: SigningAlgorithm, generateIfMissing: Bool, logger: Logger
+        folder: SigningKeyFolder, algorithm: SigningAlgorithm, activationDelay: Duration = .zero, generateIfMissing: Bool,
+        logger: Logger, now: Date = Date()
     ) async throws -> KeyRing {
         var keys = try folder.load()
         if !keys.contains(where: { $0.algorithm == algorithm }) {
             guard generateIfMissing else {
                 throw keys.isEmpty ? SigningKeyError.noKeys(folder.url.path) : SigningKeyError.noKeyForAlgorithm(algorithm.jwsName)
             }
-            let key = try folder.generate(algorithm)
-            logger.warning(
-                "Generated a development signing key", metadata: ["tokens.kid": "\(key.kid)", "tokens.keys_dir": "\(folder.url.path)"])
+            if let key = try folder.generateIfMissing(algorithm) {
+                logger.warning(
+                    "Generated a development signing key", metadata: ["tokens.kid": "\(key.kid)", "tokens.keys_dir": "\(folder.url.path)"])
+            }
             keys = try folder.load()
         }
-        return KeyRing(folder: folder, algorithm: algorithm, snapshot: try await Self.snapshot(of: keys, algorithm: algorithm))
+        let snapshot = try await Self.snapshot(of: keys, algorithm: algorithm, activationDelay: activationDelay, now: now)
+        return KeyRing(folder: folder, algorithm: algorithm, activationDelay: activationDelay, snapshot: snapshot)
     }
 
-    private static func snapshot(of keys: [SigningKey], algorithm: SigningAlgorithm) async throws -> Snapshot {
-        guard let signer = keys.last(where: { $0.algorithm == algorithm }) else {
+    /// The key that signs at `now`: the newest key of `algorithm` older than the activation
+    /// delay; while none is (the folder's first keys), the oldest of them, which needs no
+    /// other key to wait for.
+    static func signer(among keys: [SigningKey], algorithm: SigningAlgorithm, activationDelay: Duration, now: Date) -> SigningKey? {
+        let candidates = keys.filter { $0.algorithm == algorithm }
+        let activeBefore = now.addingTimeInterval(-activationDelay.timeInterval)
+        return candidates.last { $0.createdAt <= activeBefore } ?? candidates.first
+    }
+
+    private static func snapshot(of keys: [SigningKey], algorithm: SigningAlgorithm, activationDelay: Duration, now: Date) async throws -> Snapshot {
+        guard let signer = Self.signer(among: keys, algorithm: algorithm, activationDelay: activationDelay, now: now) else {
             throw SigningKeyError.noKeyForAlgorithm(algorithm.jwsName)
         }
         let collection = JWTKeyCollection()
@@ -66,13 +82,15 @@ public final class KeyRing: Sendable {
             jwks: PublicJWKS(keys: keys.reversed().map(\.publicJWK)))
     }
 
-    /// Reads the folder again; keeps the current keys if the folder cannot be read.
-    public func reload(logger: Logger) async {
+    /// Reads the folder again and publishes what changed; a key whose activation delay has
+    /// passed starts signing. Keeps the current keys if the folder cannot be read.
+    public func reload(logger: Logger, now: Date = Date()) async {
         do {
             let keys = try self.folder.load()
-            let current = self.snapshot.withLock { $0.keys.map(\.kid) }
-            guard keys.map(\.kid) != current else { return }
-            let next = try await Self.snapshot(of: keys, algorithm: self.algorithm)
+            let (current, signing) = self.snapshot.withLock { ($0.keys.map(\.kid), $0.signingKid) }
+            let signer = Self.signer(among: keys, algorithm: self.algorithm, activationDelay: self.activationDelay, now: now)
+            guard keys.map(\.kid) != current || signer?.kid != signing else { return }
+            let next = try await Self.snapshot(of: keys, algorithm: self.algorithm, activationDelay: self.activationDelay, now: now)
             self.snapshot.withLock { $0 = next }
             logger.info("Signing keys reloaded", metadata: ["tokens.kid": "\(next.signingKid)", "tokens.keys": "\(keys.count)"])
         } catch {

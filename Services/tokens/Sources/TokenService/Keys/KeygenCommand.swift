@@ -2,8 +2,9 @@ import Foundation
 import ServiceKit
 
 /// `tokens keygen [RS256|ES256|EdDSA]`: writes a new key into `SIGNING_KEYS_DIR` (mode 0600).
-/// Replicas publish it within their key reload interval and sign with it from then on; old
-/// keys stay published, so tokens they signed keep verifying until they are removed.
+/// Replicas publish it within their key reload interval and sign with it once it is older than
+/// `SIGNING_KEY_ACTIVATION_DELAY`; old keys stay published, so tokens they signed keep verifying
+/// until they are removed.
 public enum KeygenCommand {
     public static func run(arguments: [String], env: EnvironmentReader) -> Int32 {
         do {
@@ -26,7 +27,8 @@ public enum KeygenCommand {
             } else {
                 throw ConfigurationError.missing("SIGNING_KEYS_DIR")
             }
-            let key = try SigningKeyFolder(url: folder).generate(algorithm)
+            let keys = SigningKeyFolder(url: folder)
+            let key = try keys.withLock { try keys.generate(algorithm) }
             print("wrote \(folder.appendingPathComponent(key.fileName).path) kid=\(key.kid) alg=\(key.algorithm.jwsName)")
             return 0
         } catch {

@@ -102,6 +102,8 @@ public enum SigningKeyError: Error, CustomStringConvertible, Equatable {
     case noKeyForAlgorithm(String)
     /// A folder another user could write a key into (`path`, why).
     case unsafeFolder(String, String)
+    /// A folder that cannot be created or locked (`path`, why).
+    case unwritableFolder(String, String)
 
     public var description: String {
         switch self {
@@ -110,6 +112,7 @@ public enum SigningKeyError: Error, CustomStringConvertible, Equatable {
         case .noKeys(let folder): "no signing key in \(folder) (run `tokens keygen`)"
         case .noKeyForAlgorithm(let alg): "no \(alg) key in the signing key folder (run `tokens keygen`)"
         case .unsafeFolder(let path, let reason): "\(path) is \(reason): another user could add a key that would sign"
+        case .unwritableFolder(let path, let reason): "cannot create or lock the signing key folder \(path): \(reason)"
         }
     }
 }

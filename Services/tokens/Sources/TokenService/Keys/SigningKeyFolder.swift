@@ -17,10 +17,13 @@ public struct SigningKeyFolder: Sendable {
     /// Refuses a folder another user could write to: every key in it is published and the
     /// newest signs, so a planted key would sign tokens. It must be owned by this process's user
     /// (or by root, as a mounted secret is, which no other user can write anyway) and not be
-    /// writable by group or others.
+    /// writable by group or others, unless it is on a read-only mount, which nobody can write
+    /// (a Kubernetes Secret volume: its folder has mode 1777 but is mounted read-only).
     public func checkPrivate() throws {
         var info = stat()
         guard stat(self.url.path, &info) == 0 else { return }
+        var mount = statvfs()
+        if statvfs(self.url.path, &mount) == 0, mount.f_flag & UInt(ST_RDONLY) != 0 { return }
         let owner = info.st_uid
         guard owner == geteuid() || owner == 0 else {
             throw SigningKeyError.unsafeFolder(self.url.path, "owned by uid \(owner), not by this process's user (uid \(geteuid()))")
@@ -46,17 +49,40 @@ public struct SigningKeyFolder: Sendable {
                 let material = try? SigningKey.Material(pem: String(decoding: data, as: UTF8.self))
             else { throw SigningKeyError.unreadableFile(name) }
             let modified = attributes[.modificationDate] as? Date ?? .distantPast
-            keys.append(SigningKey(material: material, createdAt: modified, fileName: name))
+            keys.append(SigningKey(material: material, createdAt: Self.creationTime(named: name) ?? modified, fileName: name))
         }
         return keys.sorted { ($0.createdAt, $0.fileName) < ($1.createdAt, $1.fileName) }
+    }
+
+    /// When a key was made, from the UTC time that starts the names `tokens keygen` gives
+    /// (`20261125T110459-rs256-….pem`): unlike the file's modification time it survives copies,
+    /// and a Kubernetes Secret volume, which rewrites every file on each update. Nil for other
+    /// names (the modification time counts then).
+    static func creationTime(named name: String) -> Date? {
+        let digits = Array(name.utf8.prefix(15))
+        guard digits.count == 15, digits[8] == UInt8(ascii: "T") else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for byte in digits[range] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8),
+            let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second))
     }
 
     /// Generates a key of `algorithm` and writes it (mode 0600, written under a temporary name
     /// then renamed, so a replica reading the folder never sees half a key).
     @discardableResult
     public func generate(_ algorithm: SigningAlgorithm, now: Date = Date()) throws -> SigningKey {
-        try FileManager.default.createDirectory(
-            at: self.url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try self.create()
         try self.checkPrivate()
         let material = try SigningKey.generateMaterial(algorithm)
         var stamp = now.formatted(.iso8601.year().month().day().dateTimeSeparator(.standard).time(includingFractionalSeconds: false))
@@ -71,5 +97,48 @@ public struct SigningKeyFolder: Sendable {
         else { throw CocoaError(.fileWriteUnknown) }
         guard rename(temporary.path, final.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
         return SigningKey(material: material, createdAt: now, fileName: name)
+    }
+
+    /// Generates a key of `algorithm` unless the folder already holds one, holding the folder's
+    /// lock: replicas starting together on an empty development folder make exactly one key.
+    /// Returns the key it made, or nil when another process had made one.
+    public func generateIfMissing(_ algorithm: SigningAlgorithm) throws -> SigningKey? {
+        try self.create()
+        return try self.withLock {
+            if try self.load().contains(where: { $0.algorithm == algorithm }) { return nil }
+            return try self.generate(algorithm)
+        }
+    }
+
+    /// Runs `body` holding an exclusive `flock` on the folder's `.lock` file (waiting for it):
+    /// processes that write keys (a starting replica, `tokens keygen`) take turns.
+    public func withLock<T>(_ body: () throws -> T) throws -> T {
+        try self.create()
+        let path = self.url.appendingPathComponent(".lock").path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw SigningKeyError.unwritableFolder(self.url.path, String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw SigningKeyError.unwritableFolder(self.url.path, String(cString: strerror(errno))) }
+        }
+        defer { flock(descriptor, LOCK_UN) }
+        return try body()
+    }
+
+    /// Creates the folder and its missing parents with mode 0700. Unlike Foundation's
+    /// `createDirectory(withIntermediateDirectories:)`, a folder another process creates at the
+    /// same moment is not an error (replicas starting together race here).
+    func create() throws {
+        var path = ""
+        for component in self.url.standardizedFileURL.path.split(separator: "/") {
+            path += "/" + component
+            if mkdir(path, 0o700) != 0 && errno != EEXIST {
+                throw SigningKeyError.unwritableFolder(path, String(cString: strerror(errno)))
+            }
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: self.url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw SigningKeyError.unwritableFolder(self.url.path, "not a folder")
+        }
     }
 }

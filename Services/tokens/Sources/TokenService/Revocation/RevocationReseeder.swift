@@ -7,13 +7,18 @@ import ServiceLifecycle
 
 /// Keeps the Redis copy of revocations complete: every `interval` it checks the marker and,
 /// when it is missing (Redis restarted empty) or a write failed, copies every revocation
-/// younger than the access token lifetime from Postgres, then sets the marker.
+/// younger than the access token lifetime from Postgres, then sets the marker; and it copies
+/// the revocations whose copy is still owed, whichever replica made them
+/// (`PendingRevocationCopies`).
 struct RevocationReseeder: Service {
     let postgres: PostgresClient
     let revocations: RevocationList
     let clock: TokenClock
     let interval: Duration
     let logger: Logger
+    var pending: PendingRevocationCopies {
+        PendingRevocationCopies(postgres: self.postgres, revocations: self.revocations, clock: self.clock)
+    }
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -22,6 +27,11 @@ struct RevocationReseeder: Service {
                     try await self.checkOnce()
                 } catch {
                     self.logger.warning("Revocation reseed check failed", metadata: ["error": "\(error)"])
+                }
+                do {
+                    try await self.pending.repair()
+                } catch {
+                    self.logger.warning("Cannot copy owed revocations to Redis", metadata: ["error": "\(error)"])
                 }
                 try? await Task.sleep(for: self.interval)
             }

@@ -59,13 +59,19 @@ struct RefreshRotation: Sendable {
         self.logger.warning(
             "Refresh token reuse: revoking the session",
             metadata: ["tokens.session_id": "\(session.sessionID)", "tokens.user_id": "\(session.userID)"])
-        let revoked = try await self.postgres.execute(
+        let revoked = try await self.postgres.query(
             """
-            UPDATE tokens.sessions SET revoked_at = $2, revoke_reason = 'refresh_token_reused'
-            WHERE id = $1 AND revoked_at IS NULL
+            WITH revoked AS (
+                UPDATE tokens.sessions SET revoked_at = $2, revoke_reason = 'refresh_token_reused'
+                WHERE id = $1 AND revoked_at IS NULL
+                RETURNING id, user_id
+            ), pending AS (
+                INSERT INTO tokens.revocation_copies (session_id, user_id) SELECT id, user_id FROM revoked
+            )
+            SELECT id FROM revoked
             """,
             [.uuid(session.sessionID), .timestamp(now)])
-        if revoked > 0 {
+        if !revoked.isEmpty {
             await self.revocations.record(
                 [.session(session.sessionID, userID: session.userID, reason: "refresh_token_reused", revokedAt: now)], now: now)
         }

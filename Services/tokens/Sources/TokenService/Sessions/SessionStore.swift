@@ -57,6 +57,8 @@ struct SessionStore: Sendable {
                 UPDATE tokens.sessions s SET revoked_at = $3, revoke_reason = $4
                 FROM target WHERE s.id = target.id AND s.revoked_at IS NULL
                 RETURNING s.id
+            ), pending AS (
+                INSERT INTO tokens.revocation_copies (session_id, user_id) SELECT id, $2 FROM revoked
             )
             SELECT (SELECT count(*) FROM target) AS found, (SELECT count(*) FROM revoked) AS revoked
             """,
@@ -69,15 +71,22 @@ struct SessionStore: Sendable {
     func revokeAll(userID: UUID, except exceptSessionID: UUID?, reason: String, now: Date) async throws -> [UUID] {
         try await self.postgres.query(
             """
-            UPDATE tokens.sessions SET revoked_at = $2, revoke_reason = $3
-            WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2 AND id IS DISTINCT FROM $4
-            RETURNING id
+            WITH revoked AS (
+                UPDATE tokens.sessions SET revoked_at = $2, revoke_reason = $3
+                WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2 AND id IS DISTINCT FROM $4
+                RETURNING id
+            ), pending AS (
+                INSERT INTO tokens.revocation_copies (session_id, user_id) SELECT id, $1 FROM revoked
+            )
+            SELECT id FROM revoked
             """,
             [.uuid(userID), .timestamp(now), .text(reason), PostgresValue(exceptSessionID)]
         ).map { try $0.decode("id") }
     }
 
     /// Records the user's not-before and revokes all their sessions, in one transaction.
+    /// Every revocation here also leaves a row in `tokens.revocation_copies` in the same
+    /// statement: the Redis copy is owed until a re-seeder removes it (`PendingRevocationCopies`).
     func revokeUser(userID: UUID, reason: String, notBefore: Date, now: Date) async throws -> [UUID] {
         try await self.postgres.withTransaction { connection in
             try await connection.execute(
@@ -89,9 +98,15 @@ struct SessionStore: Sendable {
                 [.uuid(userID), .timestamp(notBefore), .text(reason)])
             return try await connection.query(
                 """
-                UPDATE tokens.sessions SET revoked_at = $2, revoke_reason = $3
-                WHERE user_id = $1 AND revoked_at IS NULL
-                RETURNING id
+                WITH revoked AS (
+                    UPDATE tokens.sessions SET revoked_at = $2, revoke_reason = $3
+                    WHERE user_id = $1 AND revoked_at IS NULL
+                    RETURNING id
+                ), pending AS (
+                    INSERT INTO tokens.revocation_copies (session_id, user_id)
+                    SELECT id, $1 FROM revoked UNION ALL SELECT NULL, $1
+                )
+                SELECT id FROM revoked
                 """,
                 [.uuid(userID), .timestamp(now), .text(reason)]
             ).map { try $0.decode("id") }
