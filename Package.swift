@@ -146,6 +146,14 @@ let package = Package(
             name: "mock-idp", dependencies: ["MockIdentityProvider", "ServiceKit", logging],
             path: "Tools/mock-idp/Sources/mock-idp"),
 
+        // Fuzz targets over the parsers of untrusted input; scripts/fuzz builds latchkey-fuzz with
+        // libFuzzer (-sanitize=fuzzer,address -DFUZZING), an ordinary build replays saved inputs.
+        .target(
+            name: "FuzzTargets",
+            dependencies: ["ServiceProtocol", "CompactJSON", "Gateway", "TokensAPI", "TextCoding", crypto, cryptoExtras, nio],
+            path: "Tools/fuzz/Sources/FuzzTargets"),
+        .executableTarget(name: "latchkey-fuzz", dependencies: ["FuzzTargets"], path: "Tools/fuzz/Sources/latchkey-fuzz"),
+
         // An example of another internal service: it calls the backends with nothing but
         // ServiceProtocol and the API libraries (docs/protocol.md).
         .executableTarget(
@@ -202,6 +210,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),
         .testTarget(name: "TextCodingTests", dependencies: ["TextCoding"]),
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
         .target(name: "TestSupport", dependencies: ["Redis", "Postgres", logging, jwt], path: "Tests/TestSupport"),
         .testTarget(
             name: "ExecutableTests",

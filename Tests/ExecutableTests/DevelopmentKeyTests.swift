@@ -11,11 +11,13 @@ import TokensAPI
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-state-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: state) }
         let token = "development-key-tests-\(UUID().uuidString)"
-        let replicas = try (0..<3).map { _ in try BackendProcess("tokens", ["XDG_STATE_HOME": state.path], token: token) }
+        async let first = BackendProcess.started("tokens", ["XDG_STATE_HOME": state.path], token: token)
+        async let second = BackendProcess.started("tokens", ["XDG_STATE_HOME": state.path], token: token)
+        async let third = BackendProcess.started("tokens", ["XDG_STATE_HOME": state.path], token: token)
+        let replicas = try await [first, second, third]
         defer { for replica in replicas { replica.process.terminate() } }
         var published: [[String]] = []
         for replica in replicas {
-            try await replica.waitUntilHealthy()
             published.append(try await replica.withClient { try await $0.call(Tokens.jwks, Empty()) }.keys.compactMap(\.kid))
         }
         let folder = state.appendingPathComponent("latchkey/development-signing-keys", isDirectory: true)

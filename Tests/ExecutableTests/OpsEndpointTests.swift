@@ -33,7 +33,7 @@ import TokensAPI
     }
 
     @Test func tokensCountsRotationsReuseAndRevocations() async throws {
-        let backend = try Backend("tokens", ["REFRESH_REUSE_GRACE": "0"])
+        let backend = try await Backend.started("tokens", ["REFRESH_REUSE_GRACE": "0"])
         let userID = UUID()
         try await backend.withClient { client in
             let issued = try await client.call(Tokens.issue, IssueParams(userID: userID))

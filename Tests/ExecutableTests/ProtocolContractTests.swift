@@ -28,9 +28,8 @@ import TokensAPI
 
     @Test(arguments: ["identity", "tokens", "content-state"])
     func aPythonClientSeesExactlyTheAPIMethods(_ service: String) async throws {
-        let backend = try BackendProcess(service)
+        let backend = try await BackendProcess.started(service)
         defer { backend.process.terminate() }
-        try await backend.waitUntilHealthy()
         let run = try runPython(backend, method: "health")
         #expect(run.status == 0, "\(run.output)")
         let lines = run.output.split(separator: "\n").map(String.init)
@@ -43,9 +42,8 @@ import TokensAPI
     }
 
     @Test func aPythonClientCallsAMethodAndReadsItsErrors() async throws {
-        let backend = try BackendProcess("content-state")
+        let backend = try await BackendProcess.started("content-state")
         defer { backend.process.terminate() }
-        try await backend.waitUntilHealthy()
         let user = UUID().uuidString.lowercased()
         let query = try runPython(backend, method: "content.state.query", params: #"{"user_id":"\#(user)","item_ids":["a"]}"#)
         #expect(query.status == 0, "\(query.output)")
@@ -56,14 +54,12 @@ import TokensAPI
     }
 
     @Test func theExampleServiceFiltersWhatTheUserHasRead() async throws {
-        let tokens = try BackendProcess("tokens")
-        let contentState = try BackendProcess("content-state", token: tokens.token)
+        let tokens = try await BackendProcess.started("tokens")
+        let contentState = try await BackendProcess.started("content-state", token: tokens.token)
         defer {
             tokens.process.terminate()
             contentState.process.terminate()
         }
-        try await tokens.waitUntilHealthy()
-        try await contentState.waitUntilHealthy()
         let user = UUID()
         let pair = try await tokens.withClient { try await $0.call(Tokens.issue, IssueParams(userID: user)) }
         _ = try await contentState.withClient { try await $0.call(ContentState.readMark, ItemParams(userID: user, itemID: "b")) }

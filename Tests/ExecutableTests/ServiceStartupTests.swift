@@ -28,7 +28,7 @@ import FoundationNetworking
 
     @Test(arguments: [("identity", ["postgres"]), ("tokens", ["postgres", "redis"]), ("content-state", ["postgres"])])
     func backendAnswersHealthAndDrainsARequestInFlightOnSIGTERM(_ name: String, _ checks: [String]) async throws {
-        let backend = try BackendProcess(name)
+        let backend = try await BackendProcess.started(name)
         let process = backend.process
         try await backend.withClient { client in
             let health = try await client.call(Health.method, Empty(), as: Health.Result.self)

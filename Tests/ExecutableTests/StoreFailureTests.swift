@@ -9,9 +9,8 @@ import Testing
 @Suite struct StoreFailureTests {
     @Test(arguments: ["identity", "tokens", "content-state"], [false, true])
     func aStatementStoppedByPostgresIsServiceUnavailable(_ service: String, terminated: Bool) async throws {
-        let backend = try BackendProcess(service)
+        let backend = try await BackendProcess.started(service)
         try await backend.withClient { client in
-            try await backend.waitUntilHealthy()
             let slow = try await SlowRequest.prepare(for: service, client: client)
             let call = try await HeldRowLock.with(slow.lockSQL, slow.bindings) { lock in
                 let call = Task { try await slow.call() }

@@ -18,8 +18,15 @@ struct FrameEnvelope {
         self.frame = frame
         let found = try? frame.withUnsafeReadableBytes { try JSONObjectScanner.members(of: $0) }
         guard let found else { throw Invalid(message: "Malformed JSON") }
-        for member in found where Self.knownKeys.contains(member.key) {
-            self.members[member.key] = member.value
+        for member in found {
+            // A key written with escapes could spell a known key that this reader would not
+            // see and a full JSON parser would; a known key given twice could be read either
+            // way. An envelope needs neither, so both are refused.
+            if member.key.utf8.contains(UInt8(ascii: "\\")) { throw Invalid(message: "Escaped member name") }
+            guard Self.knownKeys.contains(member.key) else { continue }
+            guard self.members.updateValue(member.value, forKey: member.key) == nil else {
+                throw Invalid(message: "Duplicate member \(member.key)")
+            }
         }
     }
 

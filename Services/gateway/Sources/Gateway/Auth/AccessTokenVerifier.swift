@@ -192,7 +192,12 @@ actor SigningKeyCache {
             // ordinary call, which waits for a connection and retries another replica.
             sets = [try await self.tokens.call(Tokens.jwks, Empty(), options: .init(idempotent: true))]
         }
-        let published = PublicJWKS.merging(sets)
+        try await self.install(PublicJWKS.merging(sets))
+        self.logger.info("Signing keys loaded", metadata: ["keys": "\(self.kids.count)", "replicas": "\(sets.count)"])
+    }
+
+    /// Makes `published` the keys tokens are verified with, and the JWKS document served.
+    func install(_ published: PublicJWKS) async throws {
         let bytes: ByteBuffer
         let jwks: JWKS
         do {
@@ -212,6 +217,5 @@ actor SigningKeyCache {
         self.kids = kids
         self.json = bytes
         self.fetchedAt = .now
-        self.logger.info("Signing keys loaded", metadata: ["keys": "\(jwks.keys.count)", "replicas": "\(sets.count)"])
     }
 }

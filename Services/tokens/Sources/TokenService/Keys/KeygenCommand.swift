@@ -27,8 +27,9 @@ public enum KeygenCommand {
             } else {
                 throw ConfigurationError.missing("SIGNING_KEYS_DIR")
             }
-            let keys = SigningKeyFolder(url: folder)
-            let key = try keys.withLock { try keys.generate(algorithm) }
+            // No folder lock: that is for replicas making the development key, and would leave
+            // a `.lock` file in an operator's key folder (and in the Secret made from it).
+            let key = try SigningKeyFolder(url: folder).generate(algorithm)
             print("wrote \(folder.appendingPathComponent(key.fileName).path) kid=\(key.kid) alg=\(key.algorithm.jwsName)")
             return 0
         } catch {

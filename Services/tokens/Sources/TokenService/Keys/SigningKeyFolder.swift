@@ -49,15 +49,21 @@ public struct SigningKeyFolder: Sendable {
                 let material = try? SigningKey.Material(pem: String(decoding: data, as: UTF8.self))
             else { throw SigningKeyError.unreadableFile(name) }
             let modified = attributes[.modificationDate] as? Date ?? .distantPast
-            keys.append(SigningKey(material: material, createdAt: Self.creationTime(named: name) ?? modified, fileName: name))
+            keys.append(SigningKey(material: material, createdAt: Self.creationTime(named: name, modified: modified), fileName: name))
         }
         return keys.sorted { ($0.createdAt, $0.fileName) < ($1.createdAt, $1.fileName) }
     }
 
-    /// When a key was made, from the UTC time that starts the names `tokens keygen` gives
-    /// (`20261125T110459-rs256-….pem`): unlike the file's modification time it survives copies,
-    /// and a Kubernetes Secret volume, which rewrites every file on each update. Nil for other
-    /// names (the modification time counts then).
+    /// When a key was made: the UTC second that starts the names `tokens keygen` gives
+    /// (`20261125T110459-rs256-….pem`), which survives copies and a Kubernetes Secret volume
+    /// (it rewrites every file on each update), refined by the file's modification time when
+    /// that falls within the same second. For other names, the modification time.
+    static func creationTime(named name: String, modified: Date) -> Date {
+        guard let named = Self.creationTime(named: name) else { return modified }
+        return modified >= named && modified < named.addingTimeInterval(1) ? modified : named
+    }
+
+    /// The UTC second a key's name starts with, if it starts with one.
     static func creationTime(named name: String) -> Date? {
         let digits = Array(name.utf8.prefix(15))
         guard digits.count == 15, digits[8] == UInt8(ascii: "T") else { return nil }
@@ -112,7 +118,7 @@ public struct SigningKeyFolder: Sendable {
 
     /// Runs `body` holding an exclusive `flock` on the folder's `.lock` file (waiting for it):
     /// processes that write keys (a starting replica, `tokens keygen`) take turns.
-    public func withLock<T>(_ body: () throws -> T) throws -> T {
+    func withLock<T>(_ body: () throws -> T) throws -> T {
         try self.create()
         let path = self.url.appendingPathComponent(".lock").path
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
