@@ -147,7 +147,7 @@ let package = Package(
             path: "Tools/mock-idp/Sources/mock-idp"),
 
         // Fuzz targets over the parsers of untrusted input; scripts/fuzz builds latchkey-fuzz with
-        // libFuzzer (-sanitize=fuzzer,address -DFUZZING), an ordinary build replays saved inputs.
+        // libFuzzer (--sanitize fuzzer --sanitize address, -DFUZZING), an ordinary build replays saved inputs.
         .target(
             name: "FuzzTargets",
             dependencies: ["ServiceProtocol", "CompactJSON", "Gateway", "TokensAPI", "TextCoding", crypto, cryptoExtras, nio],

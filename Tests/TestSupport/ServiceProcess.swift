@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -60,14 +61,18 @@ public final class ServiceProcess: @unchecked Sendable {
 /// A TCP port nothing listens on right now, for a server a test starts. Taken at random
 /// below the kernel's ephemeral range (32768 and up): a port from that range, once released,
 /// can be taken at any moment as the local port of some outgoing connection, and the server
-/// then fails to bind it.
+/// then fails to bind it. Never the same port twice in one test run: tests run in parallel in
+/// this process, and a port handed out but not yet bound would pass `canBind` again.
 public func freePort() throws -> Int {
     for _ in 0..<200 {
         let port = Int.random(in: 20_000..<32_000)
+        guard handedOutPorts.withLock({ $0.insert(port).inserted }) else { continue }
         if canBind(port: port) { return port }
     }
     throw POSIXError(.EADDRINUSE)
 }
+
+private let handedOutPorts = Mutex<Set<Int>>([])
 
 private func canBind(port: Int) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -1,10 +1,9 @@
+import Foundation
 import FuzzTargets
 
 #if FUZZING
-// Built by scripts/fuzz with `-sanitize=fuzzer,address -DFUZZING`: libFuzzer's own main runs
-// the target that LATCHKEY_FUZZ_TARGET names on the inputs it generates.
-import Foundation
-
+// Built by scripts/fuzz (`--sanitize fuzzer --sanitize address -Xswiftc -DFUZZING`): libFuzzer's
+// own main calls this on every input it generates, for the target LATCHKEY_FUZZ_TARGET names.
 private let target: FuzzTarget = {
     let name = ProcessInfo.processInfo.environment["LATCHKEY_FUZZ_TARGET"] ?? ""
     guard let target = FuzzTarget(rawValue: name) else {
@@ -19,20 +18,21 @@ public func latchkeyFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
     return 0
 }
 #else
-// An ordinary build: `latchkey-fuzz TARGET FILE...` runs the target on saved inputs (a crash
-// libFuzzer found, or the corpus), without the fuzzing runtime.
-import Foundation
-
+/// `latchkey-fuzz TARGET FILE...` in an ordinary build: runs the target on saved inputs (a
+/// crash libFuzzer found, or the corpus) without the fuzzing runtime.
 @main
 enum LatchkeyFuzz {
-    static func main() throws {
+    static func main() {
         let arguments = CommandLine.arguments.dropFirst()
         guard let name = arguments.first, let target = FuzzTarget(rawValue: name), arguments.count > 1 else {
             FileHandle.standardError.write(Data("usage: latchkey-fuzz \(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")) FILE...\n".utf8))
             exit(2)
         }
         for path in arguments.dropFirst() {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            guard let data = FileManager.default.contents(atPath: path) else {
+                FileHandle.standardError.write(Data("latchkey-fuzz: cannot read \(path)\n".utf8))
+                exit(1)
+            }
             data.withUnsafeBytes { target.run($0) }
             print("\(name): \(path): ok")
         }
