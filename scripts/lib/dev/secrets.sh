@@ -17,12 +17,13 @@ prepare_secrets() {
   admin_password=$(cat "$dev/admin_password")
 }
 
-# Creates what docker-compose.yml mounts as secrets, leaving existing files alone. The folder
+# Creates what docker-compose.yml mounts as secrets (in ./secrets, or LATCHKEY_SECRETS_DIR:
+# scripts/compose-check makes a throwaway set), leaving existing files alone. The folder
 # is 0700 so that other users of this machine cannot read it; the files in it are readable
 # by any user because the containers run as their own non-root user and compose mounts the
 # files as they are.
 cmd_secrets() {
-  local dir=$root/secrets
+  local dir=${LATCHKEY_SECRETS_DIR:-$root/secrets}
   mkdir -p "$dir/signing-keys"
   chmod 700 "$dir"
   chmod 755 "$dir/signing-keys"
