@@ -26,11 +26,13 @@ RUN swift package resolve
 COPY . .
 # The Swift runtime and Foundation are linked in statically, so the runtime image needs only
 # libpq, hiredis, OpenSSL (libcrypto: tokens signs RS256 with it) and the system libraries.
+# No DWARF (the symbol table stays, so backtraces name functions): a shorter build and a
+# fifth of the image.
 RUN set -eu; \
     for product in identity tokens content-state gateway latchkey; do \
-      swift build -c release --static-swift-stdlib --product "$product"; \
+      swift build -c release --static-swift-stdlib -debug-info-format none --product "$product"; \
     done; \
-    bin=$(swift build -c release --show-bin-path); \
+    bin=$(swift build -c release -debug-info-format none --show-bin-path); \
     mkdir -p /staging; \
     cp "$bin/identity" "$bin/tokens" "$bin/content-state" "$bin/gateway" "$bin/latchkey" /staging/; \
     find "$bin" -maxdepth 1 -name '*.resources' -exec cp -R {} /staging/ \;
@@ -38,9 +40,9 @@ RUN set -eu; \
 # Built only for the `mock` target.
 FROM build AS build-mock
 RUN set -eu; \
-    swift build -c release --static-swift-stdlib --product mock-idp; \
+    swift build -c release --static-swift-stdlib -debug-info-format none --product mock-idp; \
     mkdir -p /staging-mock; \
-    cp "$(swift build -c release --show-bin-path)/mock-idp" /staging-mock/
+    cp "$(swift build -c release -debug-info-format none --show-bin-path)/mock-idp" /staging-mock/
 
 # --- the runtime both images share -----------------------------------------------------------
 FROM ${RUNTIME_IMAGE} AS runtime

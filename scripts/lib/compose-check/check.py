@@ -16,7 +16,6 @@ carry options), COMPOSE_PROJECT. Exit status 0 when the check holds, 1 when it d
 import http.client
 import json
 import os
-import re
 import shlex
 import subprocess
 import sys
@@ -232,9 +231,7 @@ def command_load(seconds, clients):
         raise CheckFailed(f"{len(failed(before)) + len(failed(after))} requests failed")
     if len(after) < clients * 10:
         raise CheckFailed(f"only {len(after)} requests after the kill")
-    survivors = [name for name in tokens_containers() if name != victim]
-    print_counters("tokens replicas after the load (the killed one is gone or restarted):")
-    return survivors
+    print_counters(f"tokens replicas after the load ({victim} stays down: podman restarts no container it killed):")
 
 
 def main(argv):
