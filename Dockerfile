@@ -1,9 +1,13 @@
-# One image for every Latchkey executable (identity, tokens, content-state, gateway, latchkey,
-# mock-idp); docker-compose.yml chooses the command per service.
+# The Latchkey images. The default target (the last stage) is the production image: identity,
+# tokens, content-state, gateway and the latchkey CLI, no mock identity provider. The `mock`
+# target is mock-idp alone, for docker-compose.mock.yml (demos and tests, never production).
 #   docker build -t latchkey .
+#   docker build --target mock -t latchkey-mock .
 #   docker run --rm latchkey tokens keygen      # e.g. with SIGNING_KEYS_DIR on a mounted folder
 # The builder is Debian 12 like the runtime, so the C libraries match (libhiredis 0.14); another
 # Swift 6 image on Debian 12 is chosen with e.g. --build-arg SWIFT_IMAGE=swift:6.2-bookworm.
+# Without a registry, scripts/compose-check makes both base images locally and passes them as
+# SWIFT_IMAGE and RUNTIME_IMAGE (README, "Deployment check").
 ARG SWIFT_IMAGE=swift:6.3-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
 
@@ -22,30 +26,42 @@ RUN swift package resolve
 COPY . .
 # The Swift runtime and Foundation are linked in statically, so the runtime image needs only
 # libpq, hiredis, OpenSSL (libcrypto: tokens signs RS256 with it) and the system libraries.
+# No DWARF (the symbol table stays, so backtraces name functions): a shorter build and a
+# smaller image. mock-idp is built in the same step (SwiftPM in a later step would see every
+# file of this layer as changed and build everything again) but staged apart: only the `mock`
+# image gets it.
 RUN set -eu; \
-    for product in identity tokens content-state gateway mock-idp latchkey; do \
-      swift build -c release --static-swift-stdlib --product "$product"; \
+    for product in identity tokens content-state gateway latchkey mock-idp; do \
+      swift build -c release --static-swift-stdlib -debug-info-format none --product "$product"; \
     done; \
-    bin=$(swift build -c release --show-bin-path); \
-    mkdir -p /staging; \
-    cp "$bin/identity" "$bin/tokens" "$bin/content-state" "$bin/gateway" "$bin/mock-idp" /staging/; \
+    bin=$(swift build -c release -debug-info-format none --show-bin-path); \
+    mkdir -p /staging /staging-mock; \
+    cp "$bin/identity" "$bin/tokens" "$bin/content-state" "$bin/gateway" "$bin/latchkey" /staging/; \
+    cp "$bin/mock-idp" /staging-mock/; \
     find "$bin" -maxdepth 1 -name '*.resources' -exec cp -R {} /staging/ \;
 
-# --- run -----------------------------------------------------------------------------------
-FROM ${RUNTIME_IMAGE}
+# --- the runtime both images share -----------------------------------------------------------
+FROM ${RUNTIME_IMAGE} AS runtime
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update \
     && apt-get install -y --no-install-recommends libpq5 libhiredis0.14 libssl3 ca-certificates tzdata \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --home-dir /nonexistent --shell /usr/sbin/nologin latchkey
-
-COPY --from=build /staging/ /usr/local/bin/
 COPY deploy/docker-entrypoint.sh /usr/local/bin/latchkey-entrypoint
 COPY deploy/healthcheck.sh /usr/local/bin/latchkey-healthcheck
-
 USER latchkey:latchkey
 ENV ENVIRONMENT=production \
     LOG_FORMAT=json
-EXPOSE 8080 7001 7002 7003 9000 9001 9002 9003
 ENTRYPOINT ["latchkey-entrypoint"]
+
+# --- mock identity provider: docker build --target mock -t latchkey-mock . ------------------
+FROM runtime AS mock
+COPY --from=build /staging-mock/ /usr/local/bin/
+EXPOSE 9400
+CMD ["mock-idp"]
+
+# --- production (the default target) ----------------------------------------------------------
+FROM runtime AS production
+COPY --from=build /staging/ /usr/local/bin/
+EXPOSE 8080 7001 7002 7003 9000 9001 9002 9003
 CMD ["gateway"]

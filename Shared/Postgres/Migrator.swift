@@ -1,8 +1,10 @@
 import Logging
 
-/// Brings a schema up to date: creates it, then applies every migration not yet recorded
-/// in `<schema>.schema_migrations`, in version order, each in its own transaction under
-/// an advisory lock, so replicas that start together apply each migration exactly once.
+/// Brings a schema up to date: creates it unless it exists, then applies every migration not
+/// yet recorded in `<schema>.schema_migrations`, in version order, each in its own transaction
+/// under an advisory lock, so replicas that start together apply each migration exactly once.
+/// A schema made beforehand for a role that owns it and may create nothing else (the compose
+/// deployment's per-service roles, deploy/postgres-init) is migrated by that role as it is.
 public enum Migrator {
     public static func migrate(
         _ client: PostgresClient, schema: String, migrations: [Migration], logger: Logger
@@ -16,7 +18,13 @@ public enum Migrator {
         let table = "\(quoted).schema_migrations"
         let applied: Set<Int> = try await client.withTransaction { connection in
             try await lock(schema, on: connection)
-            try await connection.execute("CREATE SCHEMA IF NOT EXISTS \(quoted)")
+            // Not CREATE SCHEMA IF NOT EXISTS: Postgres checks the right to create schemas in
+            // the database before it looks whether this one exists.
+            let existing = try await connection.query(
+                "SELECT 1 FROM pg_namespace WHERE nspname = $1", [.text(schema)])
+            if existing.isEmpty {
+                try await connection.execute("CREATE SCHEMA \(quoted)")
+            }
             try await connection.execute("""
                 CREATE TABLE IF NOT EXISTS \(table) (
                     version int PRIMARY KEY,

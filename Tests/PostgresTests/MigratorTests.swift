@@ -77,6 +77,40 @@ import Testing
         }
     }
 
+    /// The compose deployment's roles (deploy/postgres-init): a role owns its schema, made for it
+    /// beforehand, and may not create schemas in the database.
+    @Test func aRoleMigratesTheSchemaItOwnsWithoutTheRightToCreateSchemas() async throws {
+        let schema = TestDatabase.uniqueName("owned")
+        let role = TestDatabase.uniqueName("role")
+        let password = TestDatabase.uniqueName("pw")
+        try await TestDatabase.withClient { admin in
+            try await admin.execute("CREATE ROLE \(role) LOGIN PASSWORD '\(password)'")
+            try await admin.execute("CREATE SCHEMA \(schema) AUTHORIZATION \(role)")
+        }
+        let roleURL = TestDatabase.url(try TestDatabase.url(), adding: "user=\(role)&password=\(password)")
+        do {
+            try await TestDatabase.withClient(url: roleURL) { client in
+                await #expect(throws: PostgresError.self) {
+                    try await client.execute("CREATE SCHEMA \(schema)_other")
+                }
+                try await Migrator.migrate(client, schema: schema, migrations: Self.migrations(schema), logger: TestDatabase.logger)
+                try await Migrator.migrate(client, schema: schema, migrations: Self.migrations(schema), logger: TestDatabase.logger)
+                #expect(try await client.query("SELECT * FROM \(schema).items").count == 1)
+            }
+        } catch {
+            try await Self.drop(schema: schema, role: role)
+            throw error
+        }
+        try await Self.drop(schema: schema, role: role)
+    }
+
+    static func drop(schema: String, role: String) async throws {
+        try await TestDatabase.withClient { admin in
+            try await admin.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
+            try await admin.execute("DROP ROLE IF EXISTS \(role)")
+        }
+    }
+
     @Test func schemaNamesThatAreNotPlainIdentifiersAreRejected() async throws {
         try await TestDatabase.withClient { client in
             for name in ["", "Upper", "1abc", "a-b", "public; DROP SCHEMA public", "\"quoted\"", String(repeating: "a", count: 64)] {

@@ -17,22 +17,31 @@ prepare_secrets() {
   admin_password=$(cat "$dev/admin_password")
 }
 
-# Creates what docker-compose.yml mounts as secrets, leaving existing files alone. The folder
+# Creates what docker-compose.yml mounts as secrets (in ./secrets, or LATCHKEY_SECRETS_DIR:
+# scripts/compose-check makes a throwaway set), leaving existing files alone. The folder
 # is 0700 so that other users of this machine cannot read it; the files in it are readable
 # by any user because the containers run as their own non-root user and compose mounts the
 # files as they are.
 cmd_secrets() {
-  local dir=$root/secrets
+  local dir=${LATCHKEY_SECRETS_DIR:-$root/secrets}
   mkdir -p "$dir/signing-keys"
   chmod 700 "$dir"
   chmod 755 "$dir/signing-keys"
   local name
-  for name in service_token postgres_password; do
+  # postgres_password is the admin role's (POSTGRES_USER), which no service uses; each backend
+  # has its own role and password (deploy/postgres-init); Redis requires redis_password.
+  for name in service_token postgres_password postgres_identity_password postgres_tokens_password \
+    postgres_content_state_password redis_password; do
     if [ ! -s "$dir/$name" ]; then
       (umask 022 && random_secret 32 >"$dir/$name")
       echo "secrets: wrote $dir/$name"
     fi
   done
+  # What tokens and the gateway read as REDIS_URL (the password is URL-safe base64).
+  if [ ! -s "$dir/redis_url" ]; then
+    (umask 022 && printf 'redis://:%s@redis:6379/0\n' "$(cat "$dir/redis_password")" >"$dir/redis_url")
+    echo "secrets: wrote $dir/redis_url"
+  fi
   if [ ! -s "$dir/admin_password_hash" ]; then
     local password
     password=$(random_secret 12)
