@@ -31,7 +31,9 @@ private final class SeedKey: @unchecked Sendable {
         defer { self.lock.unlock() }
         if let generated { return generated }
         let folder = try temporaryKeysFolder()
-        let key = try SigningKeyFolder(url: folder).generate(.rs256)
+        // Dated an hour back, so a key a test generates later is always the newer one, even
+        // within the same second (keys of one second are ordered by name, which is random).
+        let key = try SigningKeyFolder(url: folder).generate(.rs256, now: Date().addingTimeInterval(-3600))
         let file = folder.appendingPathComponent(key.fileName)
         self.generated = file
         return file

@@ -109,15 +109,15 @@ public struct SigningKeyFolder: Sendable {
     /// lock: replicas starting together on an empty development folder make exactly one key.
     /// Returns the key it made, or nil when another process had made one.
     public func generateIfMissing(_ algorithm: SigningAlgorithm) throws -> SigningKey? {
-        try self.create()
-        return try self.withLock {
+        try self.withLock {
             if try self.load().contains(where: { $0.algorithm == algorithm }) { return nil }
             return try self.generate(algorithm)
         }
     }
 
     /// Runs `body` holding an exclusive `flock` on the folder's `.lock` file (waiting for it):
-    /// processes that write keys (a starting replica, `tokens keygen`) take turns.
+    /// replicas starting on the same development folder take turns. (`tokens keygen` takes no
+    /// lock: it always adds a key, written under a temporary name and renamed.)
     func withLock<T>(_ body: () throws -> T) throws -> T {
         try self.create()
         let path = self.url.appendingPathComponent(".lock").path
