@@ -1,3 +1,4 @@
+import TextCoding
 import TokensAPI
 import Foundation
 
@@ -79,9 +80,8 @@ public struct SigningKeyFolder: Sendable {
             let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15),
             (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second))
+        let days = CivilDate.toDays(year: year, month: month, day: day)
+        return Date(timeIntervalSince1970: TimeInterval(((days * 24 + hour) * 60 + minute) * 60 + second))
     }
 
     /// Generates a key of `algorithm` and writes it (mode 0600, written under a temporary name
