@@ -86,7 +86,7 @@ let package = Package(
         .target(
             name: "IdentityService",
             dependencies: [
-                "IdentityAPI", "ServiceKit", "ServiceProtocol", "Postgres", jwt, crypto, httpClient, metrics, logging, lifecycle, nio,
+                "IdentityAPI", "ServiceKit", "ServiceProtocol", "Postgres", "Redis", jwt, crypto, httpClient, metrics, logging, lifecycle, nio,
                 nioHTTP1,
             ],
             path: "Services/identity/Sources/IdentityService", resources: [.embedInCode("Migrations")]),
@@ -218,7 +218,8 @@ let package = Package(
         .testTarget(
             name: "IdentityServiceTests",
             dependencies: [
-                "IdentityService", "IdentityAPI", "MockIdentityProvider", "Postgres", "ServiceKit", "ServiceProtocol", jwt, crypto, logging,
+                "IdentityService", "IdentityAPI", "MockIdentityProvider", "Postgres", "Redis", "ServiceKit", "ServiceProtocol", "TestSupport", jwt,
+                crypto, logging,
             ]),
         .testTarget(
             name: "TokenServiceTests",

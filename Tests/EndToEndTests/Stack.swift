@@ -26,13 +26,16 @@ final class Stack: Sendable {
     /// What an operator's tool sets to reach the backends: `SERVICE_TOKEN` and the
     /// `*_ENDPOINTS` the gateway uses.
     let operatorEnvironment: [String: String]
+    /// The first gateway's environment, for `withAnotherGateway`.
+    let gatewayEnvironment: [String: String]
     /// The client address this stack's requests claim (`X-Forwarded-For`).
     let clientAddress = "10.\(UInt8.random(in: 0...255)).\(UInt8.random(in: 0...255)).\(UInt8.random(in: 1...254))"
 
     private init(
         gatewayURL: String, mockURL: String, redisURL: String, processes: [String: ServiceProcess], tokensPorts: [Int],
-        opsPorts: [String: Int], keysFolder: URL, operatorEnvironment: [String: String]
+        opsPorts: [String: Int], keysFolder: URL, operatorEnvironment: [String: String], gatewayEnvironment: [String: String]
     ) {
+        self.gatewayEnvironment = gatewayEnvironment
         self.opsPorts = opsPorts
         self.operatorEnvironment = operatorEnvironment
         self.keysFolder = keysFolder
@@ -150,13 +153,37 @@ final class Stack: Sendable {
             let stack = Stack(
                 gatewayURL: "http://127.0.0.1:\(httpPort)", mockURL: mockURL, redisURL: redisURL, processes: processes,
                 tokensPorts: tokensPorts, opsPorts: opsPorts, keysFolder: keysFolder,
-                operatorEnvironment: gateway.filter { ["SERVICE_TOKEN", "IDENTITY_ENDPOINTS", "TOKENS_ENDPOINTS", "CONTENT_STATE_ENDPOINTS"].contains($0.key) })
+                operatorEnvironment: gateway.filter { ["SERVICE_TOKEN", "IDENTITY_ENDPOINTS", "TOKENS_ENDPOINTS", "CONTENT_STATE_ENDPOINTS"].contains($0.key) },
+                gatewayEnvironment: gateway)
             try await stack.waitUntilReady()
             return stack
         } catch {
             for process in processes.values { process.terminate() }
             throw error
         }
+    }
+
+    /// One more gateway in front of the same backends and Redis (the gateway scaled out), with
+    /// `environment` over the first one's; `body` gets its base URL and operations port.
+    func withAnotherGateway<T>(
+        environment: [String: String] = [:], _ body: (_ url: String, _ opsPort: Int) async throws -> T
+    ) async throws -> T {
+        var gateway = self.gatewayEnvironment.merging(environment) { _, new in new }
+        let (httpPort, opsPort) = (try freePort(), try freePort())
+        gateway["HTTP_PORT"] = "\(httpPort)"
+        gateway["OPS_PORT"] = "\(opsPort)"
+        let process = try ServiceProcess("gateway", environment: gateway)
+        // On a failure; the way out below waits for the exit.
+        defer { if process.process.isRunning { process.terminate() } }
+        try await waitUntil("the second gateway is ready", timeout: .seconds(120), interval: .milliseconds(100)) {
+            guard process.process.isRunning else { throw StackError.failedToStart("gateway exited: \(process.stderr.suffix(2000))") }
+            let probe = HTTPClientRequest(url: "http://127.0.0.1:\(opsPort)/readyz")
+            return (try? await HTTPClient.shared.execute(probe, timeout: .seconds(5)))?.status.code == 200
+        }
+        let result = try await body("http://127.0.0.1:\(httpPort)", opsPort)
+        process.terminate()
+        if await process.waitForExit(timeout: .seconds(60)) == nil { kill(process.process.processIdentifier, SIGKILL) }
+        return result
     }
 
     /// `tokens keygen`: a new signing key in the folder, which the replicas pick up and sign with.
@@ -221,12 +248,14 @@ final class Stack: Sendable {
         }
     }
 
-    /// One HTTP request to the gateway; `body` is a JSON object (or raw text when a String,
-    /// raw bytes when `Data`), sent as `application/json` unless `headers` name a `Content-Type`.
+    /// One HTTP request to the gateway (or the one at `gateway`); `body` is a JSON object (or raw
+    /// text when a String, raw bytes when `Data`), sent as `application/json` unless `headers`
+    /// name a `Content-Type`.
     func request(
-        _ method: String, _ path: String, body: Any? = nil, token: String? = nil, headers: [String: String] = [:]
+        _ method: String, _ path: String, body: Any? = nil, token: String? = nil, headers: [String: String] = [:],
+        gateway: String? = nil
     ) async throws -> Reply {
-        var request = HTTPClientRequest(url: self.gatewayURL + path)
+        var request = HTTPClientRequest(url: (gateway ?? self.gatewayURL) + path)
         request.method = .init(rawValue: method)
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         request.headers.add(name: "X-Forwarded-For", value: self.clientAddress)

@@ -19,7 +19,7 @@ import Testing
         let redis = RedisClient(configuration: RedisConfiguration(url: RedisURL(host: "127.0.0.1", port: 1)), logger: logger)
         let router = GatewayApp.router(
             configuration: configuration, redis: redis, backends: Backends(configuration: configuration, logger: logger),
-            revocationCache: nil, logger: logger)
+            revocationCache: nil, userCache: nil, logger: logger)
         return Set(router.routes.map { route in
             // Hummingbird spells a path parameter `:name`, OpenAPI `{name}`.
             let path = route.path.components.map { component -> String in

@@ -125,7 +125,7 @@ struct RevocationCacheTests {
             let redis = RedisClient(configuration: RedisConfiguration(url: server.url, poolSize: 2), logger: self.logger)
             let cache = RevocationCache(timeToLive: .seconds(60))
             let checker = RevocationChecker(redis: redis, failOpen: false, cache: cache)
-            let feed = RevocationFeed(redis: redis, cache: cache, logger: self.logger)
+            let feed = CacheFeed(redis: redis, cache: cache, channel: RevocationKeys.channel, logger: self.logger)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await feed.run() }
                 defer { group.cancelAll() }

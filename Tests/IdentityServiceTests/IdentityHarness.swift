@@ -4,6 +4,7 @@ import IdentityService
 import Logging
 import MockIdentityProvider
 import Postgres
+import Redis
 import ServiceKit
 import ServiceProtocol
 import Synchronization
@@ -53,10 +54,11 @@ struct IdentityHarness: Sendable {
     let clock: TestClock
     let postgres: PostgresClient
 
-    /// Runs `body` against a fresh service; `environment` overrides or adds variables.
+    /// Runs `body` against a fresh service; `environment` overrides or adds variables; user
+    /// changes are announced on `redis` when given.
     static func run<T: Sendable>(
         environment: [String: String] = [:], mockConfiguration: MockIdentityProvider.Configuration = .init(),
-        _ body: (IdentityHarness) async throws -> T
+        redis: RedisClient? = nil, _ body: (IdentityHarness) async throws -> T
     ) async throws -> T {
         guard let databaseURL = ProcessInfo.processInfo.environment["DATABASE_URL"] else {
             Issue.record("DATABASE_URL is not set")
@@ -80,7 +82,7 @@ struct IdentityHarness: Sendable {
             let clock = TestClock()
             let configuration = try IdentityConfiguration(env, environment: .development)
             let backend = try await IdentityBackend(
-                configuration: configuration, postgres: postgres, clock: clock.identityClock, logger: logger)
+                configuration: configuration, postgres: postgres, redis: redis, clock: clock.identityClock, logger: logger)
             var router = RPCRouter()
             backend.register(on: &router)
             let server = try await RPCServer.bind(

@@ -14,6 +14,7 @@ struct AppleNotificationFlow: Sendable {
         // Applied once per `jti`, so a retry on another replica is safe.
         let options = Backends.options(context, idempotent: true)
         let applied = try await identity.call(Identity.appleNotification, AppleNotificationParams(payload: payload), options: options)
+        if let userID = applied.userID { self.orchestration.userChanged(userID) }
         switch (applied.followUp, applied.userID) {
         case (.revokeSessions, let userID?):
             try await self.orchestration.revoke(Tokens.revokeAll, RevokeAllParams(userID: userID), user: userID, context: context)

@@ -1,11 +1,13 @@
 import Foundation
 import Hummingbird
+import IdentityAPI
 import Logging
 import NIOCore
 import Redis
 import ServiceKit
 import ServiceLifecycle
 import ServiceProtocol
+import TokensAPI
 
 /// The gateway: the public HTTP API in front of identity, tokens and content-state.
 /// `start` returns its long-lived services, HTTP server last so it drains first.
@@ -21,23 +23,27 @@ public enum GatewayApp {
         let redis = try await BackendBootstrap.redis(env, logger: logger)
         let backends = Backends(configuration: configuration, logger: logger)
         let revocationCache = configuration.revocationCacheTTL > 0 ? RevocationCache(timeToLive: .seconds(configuration.revocationCacheTTL)) : nil
+        let userCache = configuration.userCacheTTL > 0 ? UserCache(timeToLive: .seconds(configuration.userCacheTTL)) : nil
         let router = self.router(
-            configuration: configuration, redis: redis, backends: backends, revocationCache: revocationCache, logger: logger)
+            configuration: configuration, redis: redis, backends: backends, revocationCache: revocationCache, userCache: userCache,
+            logger: logger)
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: name),
             logger: logger)
-        let feed: [any Service] = revocationCache.map { [RevocationFeed(redis: redis, cache: $0, logger: logger)] } ?? []
+        let feeds: [any Service] =
+            (revocationCache.map { [CacheFeed(redis: redis, cache: $0, channel: RevocationKeys.channel, logger: logger)] } ?? [])
+            + (userCache.map { [CacheFeed(redis: redis, cache: $0, channel: UserChanges.channel, logger: logger)] } ?? [])
         // Readiness and metrics on their own port, off the public one; started before the
         // HTTP server so that probes answer while it drains.
         let ops = BackendBootstrap.opsServer(
             common: configuration.common, checks: ReadinessChecks.all(redis: redis, backends: backends), logger: logger)
-        return [ShutdownAction { await redis.shutdown() }] + feed + backends.all + [ops, app]
+        return [ShutdownAction { await redis.shutdown() }] + feeds + backends.all + [ops, app]
     }
 
     static func router(
         configuration: GatewayConfiguration, redis: RedisClient, backends: Backends, revocationCache: RevocationCache?,
-        logger: Logger
+        userCache: UserCache?, logger: Logger
     ) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: HTTPMetricsMiddleware())
@@ -49,7 +55,7 @@ public enum GatewayApp {
         router.add(middleware: BodyLimitMiddleware(maxBodyBytes: configuration.maxBodyBytes))
 
         let keys = SigningKeyCache(tokens: backends.tokens, logger: logger)
-        let orchestration = Orchestration(backends: backends, revocationCache: revocationCache)
+        let orchestration = Orchestration(backends: backends, revocationCache: revocationCache, userCache: userCache)
         let rateLimiter = RateLimiter(redis: redis, clientAddresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies))
 
         addLivenessRoute(to: router)

@@ -19,6 +19,9 @@ public struct GatewayConfiguration: Sendable {
     /// Seconds a live revocation verdict is kept (`REVOCATION_CACHE_TTL`; 0: read Redis on
     /// every request). Revocations drop it at once through `latchkey:revocations`.
     public var revocationCacheTTL: Int
+    /// Seconds a user read from identity is kept for `me` and refresh (`USER_CACHE_TTL`; 0: ask
+    /// identity every time). Identity's announcements on `latchkey:users` drop it at once.
+    public var userCacheTTL: Int
     /// Requests per minute per client IP; 0 turns a limit off.
     public var rateLimits: RateLimits
     /// Browser origins allowed by CORS; empty: no CORS headers.
@@ -55,6 +58,7 @@ public struct GatewayConfiguration: Sendable {
         self.jwtAudience = production ? try env.required("JWT_AUDIENCE") : env.string("JWT_AUDIENCE", default: "latchkey-app")
         self.revocationFailOpen = try env.bool("REVOCATION_FAIL_OPEN", default: false)
         self.revocationCacheTTL = try env.int("REVOCATION_CACHE_TTL", default: 5, range: 0...60)
+        self.userCacheTTL = try env.int("USER_CACHE_TTL", default: 60, range: 0...3600)
         self.rateLimits = RateLimits(
             signInPerMinute: try env.int("RATE_LIMIT_SIGNIN_PER_MIN", default: 120),
             refreshPerMinute: try env.int("RATE_LIMIT_REFRESH_PER_MIN", default: 300),

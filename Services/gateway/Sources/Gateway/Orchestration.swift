@@ -14,6 +14,9 @@ struct Orchestration: Sendable {
     /// This gateway's cached live verdicts, dropped for a user as soon as this gateway revoked
     /// something of theirs (other gateways drop theirs on the message `tokens` publishes).
     let revocationCache: RevocationCache?
+    /// This gateway's kept users, dropped for a user as soon as this gateway changed them
+    /// (other gateways drop theirs on the message identity publishes).
+    let userCache: UserCache?
 
     private var administration: AccountAdministration { self.backends.administration }
 
@@ -31,6 +34,8 @@ struct Orchestration: Sendable {
     func signIn(credential: ProviderCredential, deviceName: String?, context: GatewayRequestContext) async throws -> TokenResponse {
         let signIn = try await self.backends.identity.call(
             Identity.signIn, credential, options: Backends.options(context, idempotent: true))
+        // A known user's sign-in may have changed their email or name.
+        self.userChanged(signIn.user.id)
         // Not idempotent (a retry would open a second session): sent once.
         let pair = try await self.backends.tokens.call(
             Tokens.issue, IssueParams(userID: signIn.user.id, isAdmin: signIn.user.isAdmin, deviceName: deviceName),
@@ -62,15 +67,36 @@ struct Orchestration: Sendable {
         return TokenResponse(pair: pair, user: user, isNewUser: nil)
     }
 
+    /// The user as identity describes them, from this gateway's cache when it holds them.
     func user(_ userID: UUID, context: GatewayRequestContext) async throws -> User {
-        try await self.administration.user(userID, requestID: context.requestID)
+        guard let cache = self.userCache else { return try await self.administration.user(userID, requestID: context.requestID) }
+        if let user = cache.user(userID) { return user }
+        let epoch = cache.epoch()
+        let user = try await self.administration.user(userID, requestID: context.requestID)
+        if let epoch { cache.store(user, epoch: epoch) }
+        return user
+    }
+
+    /// Runs a call that changes `userID` in identity, then drops this gateway's copy of them
+    /// (also when the call failed: it may have failed after the change).
+    func changingUser<Result>(_ userID: UUID, _ call: () async throws -> Result) async throws -> Result {
+        defer { self.userChanged(userID) }
+        return try await call()
+    }
+
+    /// Drops this gateway's copy of a user that changed.
+    func userChanged(_ userID: UUID) {
+        self.userCache?.forget(user: userID)
     }
 
     /// Deletes a user everywhere (`AccountAdministration.delete`). A token revoked for deletion
     /// may still call the account deletion again, so that a retry after a failed last step
     /// completes it.
     func deleteUser(_ userID: UUID, context: GatewayRequestContext) async throws {
-        defer { self.revocationCache?.forget(user: userID) }
+        defer {
+            self.revocationCache?.forget(user: userID)
+            self.userChanged(userID)
+        }
         try await self.administration.delete(userID, requestID: context.requestID)
         context.logger.info("Account deleted", metadata: ["deleted.user.id": "\(userID.uuidString.lowercased())"])
     }
@@ -78,8 +104,16 @@ struct Orchestration: Sendable {
     /// Deactivates a user (no sign-in, link or refresh) and kills every session and access
     /// token at once (their tokens get `user_inactive`).
     func deactivate(_ userID: UUID, context: GatewayRequestContext) async throws -> User {
-        defer { self.revocationCache?.forget(user: userID) }
+        defer {
+            self.revocationCache?.forget(user: userID)
+            self.userChanged(userID)
+        }
         return try await self.administration.deactivate(userID, requestID: context.requestID)
+    }
+
+    /// Lets a deactivated user sign in again.
+    func activate(_ userID: UUID, context: GatewayRequestContext) async throws -> User {
+        try await self.changingUser(userID) { try await self.administration.activate(userID, requestID: context.requestID) }
     }
 
     /// Ends every session of an existing user (`not_found` otherwise).

@@ -1,5 +1,6 @@
 import Logging
 import Postgres
+import Redis
 import ServiceKit
 import ServiceLifecycle
 import ServiceProtocol
@@ -23,7 +24,13 @@ public enum IdentityApp {
         }
         let postgres = try await BackendBootstrap.postgres(
             env, schema: Self.schema, migrations: Self.migrations, logger: logger)
-        let backend = try await IdentityBackend(configuration: configuration, postgres: postgres, logger: logger)
+        // Optional: where user changes are announced to the gateways' user caches.
+        let redis: RedisClient? = env.optional("REDIS_URL") == nil ? nil : try await BackendBootstrap.redis(env, logger: logger)
+        if redis == nil {
+            logger.warning(
+                "REDIS_URL is not set: user changes are not announced, so a gateway may show a changed user until its USER_CACHE_TTL lapses")
+        }
+        let backend = try await IdentityBackend(configuration: configuration, postgres: postgres, redis: redis, logger: logger)
         var router = RPCRouter()
         let checks: [HealthCheck] = [.postgres(postgres)]
         router.registerHealth(checks, logger: logger)
@@ -32,7 +39,13 @@ public enum IdentityApp {
         let ops = BackendBootstrap.opsServer(common: common, checks: checks, logger: logger)
         // Started in order, stopped in reverse: the RPC server drains first, then the ops
         // server, the worker, then the pools.
-        return [ShutdownAction { await postgres.shutdown() }, ShutdownAction { await backend.shutdown() }]
+        return [
+            ShutdownAction {
+                await postgres.shutdown()
+                await redis?.shutdown()
+            },
+            ShutdownAction { await backend.shutdown() },
+        ]
             + backend.services + [ops, server]
     }
 

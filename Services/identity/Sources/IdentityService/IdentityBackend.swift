@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import Postgres
+import Redis
 import ServiceLifecycle
 import ServiceProtocol
 
@@ -17,13 +18,17 @@ public final class IdentityBackend: Sendable {
     let signInFlow: SignInFlow
     let appleNotifications: AppleNotificationReceiver
     let revocationWorker: AppleRevocationWorker?
+    let userChanges: UserChangePublisher
     let logger: Logger
 
+    /// `redis` is where user changes are announced (`UserChanges.channel`); nil announces none.
     public init(
-        configuration: IdentityConfiguration, postgres: PostgresClient, clock: IdentityClock = .system, logger: Logger
+        configuration: IdentityConfiguration, postgres: PostgresClient, redis: RedisClient? = nil, clock: IdentityClock = .system,
+        logger: Logger
     ) async throws {
         self.configuration = configuration
         self.logger = logger
+        self.userChanges = UserChangePublisher(redis: redis, logger: logger)
         var httpConfiguration = HTTPClient.Configuration()
         httpConfiguration.timeout = .init(connect: .seconds(2), read: .seconds(Int64(configuration.providerTimeout)))
         self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)

@@ -73,7 +73,7 @@ struct AdminRoutes: Sendable {
             try jsonResponse(try await self.orchestration.deactivate(try Self.userID(context), context: context))
         }
         api.post("users/:id/activate") { _, context in
-            try jsonResponse(try await self.administration.activate(try Self.userID(context), requestID: context.requestID))
+            try jsonResponse(try await self.orchestration.activate(try Self.userID(context), context: context))
         }
         api.post("users/:id/revoke-sessions") { _, context in
             try jsonResponse(try await self.orchestration.revokeSessions(try Self.userID(context), context: context))

@@ -1,10 +1,6 @@
-import TokensAPI
 import CoreMetrics
 import Foundation
 import Logging
-import Redis
-import ServiceKit
-import ServiceLifecycle
 import Synchronization
 
 /// Live verdicts of the revocation check, kept for a few seconds (`REVOCATION_CACHE_TTL`) so
@@ -15,7 +11,7 @@ import Synchronization
 /// while the subscription is down (messages may be missed then) and on `reseeded`. A check
 /// that read Redis stores its verdict only if no message arrived while it read (the epoch), so a
 /// revocation published during the read is never papered over by the older answer.
-final class RevocationCache: Sendable {
+final class RevocationCache: ChannelFedCache {
     /// A session found live, and the oldest `iat` it was found live for: a token of the session
     /// issued at or after that is live too (no session key, and the user's not-before, if any,
     /// is no later); an older one is checked in Redis.
@@ -25,24 +21,9 @@ final class RevocationCache: Sendable {
         var issuedAt: Int64
     }
 
-    struct State {
-        var enabled = false
-        var epoch: UInt64 = 0
-        /// user id → session id → entry
-        var entries: [UUID: [UUID: Entry]] = [:]
-        var count = 0
-
-        mutating func drop(enabled: Bool? = nil) {
-            self.epoch &+= 1
-            self.entries.removeAll()
-            self.count = 0
-            if let enabled { self.enabled = enabled }
-        }
-    }
-
     let timeToLive: Duration
     let capacity: Int
-    private let state = Mutex(State())
+    private let state = Mutex(EpochState<[UUID: [UUID: Entry]]>(empty: [:]))
     private let hits = Counter(label: "gateway_revocation_cache_lookups_total", dimensions: [("result", "hit")])
     private let misses = Counter(label: "gateway_revocation_cache_lookups_total", dimensions: [("result", "miss")])
 
@@ -71,7 +52,7 @@ final class RevocationCache: Sendable {
 
     /// Taken before reading Redis and handed to `storeLive`; nil while the cache is off.
     func epoch() -> UInt64? {
-        self.state.withLock { $0.enabled ? $0.epoch : nil }
+        self.state.withLock { $0.currentEpoch }
     }
 
     /// Keeps "live" for the token's session, unless a message arrived since `epoch` was taken.
@@ -79,7 +60,7 @@ final class RevocationCache: Sendable {
         let caller = token.caller
         let lapsesAt = now + self.timeToLive
         self.state.withLock { state in
-            guard state.enabled, state.epoch == epoch else { return }
+            guard state.currentEpoch == epoch else { return }
             if let old = state.entries[caller.userID]?[caller.sessionID] {
                 let issuedAt = old.lapsesAt > now ? min(old.issuedAt, token.issuedAt) : token.issuedAt
                 state.entries[caller.userID]?[caller.sessionID] = Entry(lapsesAt: lapsesAt, issuedAt: issuedAt)
@@ -136,47 +117,6 @@ final class RevocationCache: Sendable {
         default:
             logger.warning("Unreadable revocation message; dropping the revocation cache")
             self.forgetAll()
-        }
-    }
-}
-
-/// Keeps a `RevocationCache` in step with `latchkey:revocations`: subscribes (again and again
-/// while Redis is down), switches the cache on once subscribed and off whenever the
-/// subscription is broken or ends.
-struct RevocationFeed: Service {
-    let redis: RedisClient
-    let cache: RevocationCache
-    let logger: Logger
-    var channel = RevocationKeys.channel
-
-    func run() async throws {
-        var delay = Duration.milliseconds(200)
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            let subscription: RedisSubscription
-            do {
-                subscription = try await self.redis.subscribe(to: self.channel) { [cache] status in
-                    cache.setEnabled(status == .resubscribed)
-                }
-            } catch {
-                self.cache.setEnabled(false)
-                self.logger.warning(
-                    "Cannot subscribe to the revocation channel; every request reads Redis until it can",
-                    metadata: ["error": "\(error)"])
-                try? await Task.sleep(for: delay)
-                delay = min(delay * 2, .seconds(5))
-                continue
-            }
-            self.cache.setEnabled(true)
-            self.logger.debug("Revocation cache on", metadata: ["channel": "\(self.channel)"])
-            await withGracefulShutdownHandler {
-                for await message in subscription {
-                    self.cache.apply(message.payload, logger: self.logger)
-                }
-            } onGracefulShutdown: {
-                subscription.cancel()
-            }
-            self.cache.setEnabled(false)
-            return
         }
     }
 }

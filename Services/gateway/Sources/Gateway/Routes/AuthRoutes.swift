@@ -97,13 +97,17 @@ struct AuthRoutes: Sendable {
             let provider = try Self.provider(context)
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
             let params = LinkParams(userID: caller.userID, credential: try Self.credential(provider: provider, body: body))
-            let user = try await self.backends.identity.call(Identity.link, params, options: Backends.options(context, idempotent: true))
+            let user = try await self.orchestration.changingUser(caller.userID) {
+                try await self.backends.identity.call(Identity.link, params, options: Backends.options(context, idempotent: true))
+            }
             return try jsonResponse(PublicUser(user: user))
         }
         group.delete("auth/identities/:provider") { _, context in
             let caller = try context.requireCaller()
             let params = UnlinkParams(userID: caller.userID, provider: try Self.provider(context))
-            let user = try await self.backends.identity.call(Identity.unlink, params, options: Backends.options(context, idempotent: false))
+            let user = try await self.orchestration.changingUser(caller.userID) {
+                try await self.backends.identity.call(Identity.unlink, params, options: Backends.options(context, idempotent: false))
+            }
             return try jsonResponse(PublicUser(user: user))
         }
     }

@@ -3,16 +3,22 @@ import Foundation
 import ServiceProtocol
 
 extension IdentityBackend {
-    /// Registers every `identity.*` method on `router`.
+    /// Registers every `identity.*` method on `router`. Every method that may change a user
+    /// announces it (`UserChanges`) before it answers, also when it fails half way.
     public func register(on router: inout RPCRouter) {
         router.register(Identity.signIn) { (params: ProviderCredential, _) in
-            try await self.signInFlow.signIn(params)
+            let result = try await self.signInFlow.signIn(params)
+            // A known user's sign-in may have followed the provider's email or filled the name.
+            if !result.isNewUser { await self.userChanges.changed(result.user.id) }
+            return result
         }
         router.register(Identity.link) { (params: LinkParams, _) in
-            try await self.signInFlow.link(params.credential, to: params.userID)
+            try await self.announcing(params.userID) { try await self.signInFlow.link(params.credential, to: params.userID) }
         }
         router.register(Identity.unlink) { (params: UnlinkParams, _) -> User in
-            try await self.signInFlow.identities.unlink(params.provider, from: params.userID)
+            try await self.announcing(params.userID) {
+                try await self.signInFlow.identities.unlink(params.provider, from: params.userID)
+            }
             self.revocationsQueued()
             guard let user = try await self.users.userWithIdentities(params.userID) else { throw IdentityError.userNotFound }
             return user
@@ -39,26 +45,41 @@ extension IdentityBackend {
             return ListUsersResult(users: page.users, nextCursor: page.next?.text)
         }
         router.register(Identity.setActive) { (params: SetActiveParams, _) -> User in
-            guard let user = try await self.users.setActive(params.userID, params.active) else {
-                throw IdentityError.userNotFound
-            }
+            guard let user = try await self.announcing(params.userID, { try await self.users.setActive(params.userID, params.active) })
+            else { throw IdentityError.userNotFound }
             return user
         }
         router.register(Identity.setAdmin) { (params: SetAdminParams, _) -> User in
-            guard let user = try await self.users.setAdmin(params.userID, params.admin) else { throw IdentityError.userNotFound }
+            guard let user = try await self.announcing(params.userID, { try await self.users.setAdmin(params.userID, params.admin) })
+            else { throw IdentityError.userNotFound }
             return user
         }
         router.register(Identity.appleNotification) { (params: AppleNotificationParams, _) in
-            try await self.appleNotifications.receive(params)
+            let result = try await self.appleNotifications.receive(params)
+            if result.outcome == .applied, let user = result.userID { await self.userChanges.changed(user) }
+            return result
         }
         router.register(Identity.completeAppleNotification) { (params: CompleteAppleNotificationParams, _) -> Empty in
             try await self.appleNotifications.store.complete(params.jti)
             return Empty()
         }
         router.register(Identity.deleteUser) { (params: UserIDParams, _) -> DeleteUserResult in
-            let deleted = try await self.users.delete(params.userID)
+            let deleted = try await self.announcing(params.userID) { try await self.users.delete(params.userID) }
             self.revocationsQueued()
             return DeleteUserResult(deleted: deleted)
+        }
+    }
+
+    /// Runs a change of `user`, then announces it, whether the change succeeded or not (a
+    /// failure may come after a commit).
+    private func announcing<T>(_ user: UUID, _ change: () async throws -> T) async throws -> T {
+        do {
+            let result = try await change()
+            await self.userChanges.changed(user)
+            return result
+        } catch {
+            await self.userChanges.changed(user)
+            throw error
         }
     }
 }
