@@ -58,7 +58,7 @@ start_stack() {
   mapfile -t mock_urls < <(grep -E '^(APPLE|GOOGLE)_[A-Z_]+=' "$(log_file mock-idp)")
 
   start_process identity "${common[@]}" "RPC_PORT=$identity_port" "OPS_PORT=$identity_ops_port" \
-    "DATABASE_URL=$database_url" "APPLE_AUDIENCES=$apple_audience" "GOOGLE_AUDIENCES=$google_audience" \
+    "DATABASE_URL=$database_url" "REDIS_URL=$redis_url" "APPLE_AUDIENCES=$apple_audience" "GOOGLE_AUDIENCES=$google_audience" \
     "${mock_urls[@]}"
   start_process tokens "${common[@]}" "RPC_PORT=$tokens_port" "OPS_PORT=$tokens_ops_port" \
     "DATABASE_URL=$database_url" "REDIS_URL=$redis_url" "JWT_ISSUER=$jwt_issuer" "JWT_AUDIENCE=$jwt_audience" \
