@@ -8,8 +8,9 @@ import Foundation
 /// value that encodes nothing, containers used out of order) makes it give up with
 /// `CompactJSON.Unsupported`, and `JSONCoders.encode` hands the value to `JSONEncoder`.
 public enum CompactJSONEncoder {
-    public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let writer = CompactJSONWriter()
+    /// `escapingSlashes: false` writes `/` as is (`JSONEncoder`'s `.withoutEscapingSlashes`).
+    public static func encode<T: Encodable>(_ value: T, escapingSlashes: Bool = true) throws -> [UInt8] {
+        let writer = CompactJSONWriter(escapingSlashes: escapingSlashes)
         try writer.encodeValue(value, depth: 0, codingPath: [])
         try writer.finish()
         return writer.bytes
@@ -28,7 +29,11 @@ final class CompactJSONWriter {
     /// Set by the non-throwing parts of the `Encoder` API when they meet something unsupported.
     var failed = false
 
-    init() {
+    /// Whether `/` is written `\/`, as `JSONEncoder` does by default.
+    let escapingSlashes: Bool
+
+    init(escapingSlashes: Bool = true) {
+        self.escapingSlashes = escapingSlashes
         self.bytes.reserveCapacity(256)
     }
 
@@ -150,13 +155,16 @@ final class CompactJSONWriter {
         self.bytes.append(contentsOf: "null".utf8)
     }
 
-    /// A JSON string, escaped as `JSONEncoder` does: quote, backslash, slash, the named
-    /// control characters, and `\u00xx` for the others below 0x20.
+    /// A JSON string, escaped as `JSONEncoder` does: quote, backslash, slash (unless
+    /// `escapingSlashes` is off), the named control characters, and `\u00xx` for the others
+    /// below 0x20.
     func writeString(_ text: String) {
         self.bytes.append(UInt8(ascii: "\""))
         let utf8 = text.utf8
+        // Without escaping, the slash test repeats the quote's: a slash is then plain.
+        let slash: UInt8 = self.escapingSlashes ? UInt8(ascii: "/") : UInt8(ascii: "\"")
         let plain = utf8.withContiguousStorageIfAvailable { storage in
-            for byte in storage where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/") {
+            for byte in storage where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == slash {
                 return false
             }
             self.bytes.append(contentsOf: storage)
@@ -170,7 +178,7 @@ final class CompactJSONWriter {
             switch byte {
             case UInt8(ascii: "\""): self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "/"): self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "/")])
+            case UInt8(ascii: "/") where self.escapingSlashes: self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "/")])
             case 0x08: self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
             case 0x0C: self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
             case 0x0A: self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
@@ -252,7 +260,7 @@ struct CompactKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
 
     private func unsupportedEncoder() -> any Encoder {
         self.writer.failed = true
-        return CompactNodeEncoder(writer: CompactJSONWriter(), depth: 0, codingPath: self.codingPath)
+        return CompactNodeEncoder(writer: CompactJSONWriter(escapingSlashes: self.writer.escapingSlashes), depth: 0, codingPath: self.codingPath)
     }
 }
 
@@ -299,7 +307,7 @@ struct CompactUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
     mutating func superEncoder() -> any Encoder {
         self.writer.failed = true
-        return CompactNodeEncoder(writer: CompactJSONWriter(), depth: 0, codingPath: self.codingPath)
+        return CompactNodeEncoder(writer: CompactJSONWriter(escapingSlashes: self.writer.escapingSlashes), depth: 0, codingPath: self.codingPath)
     }
 }
 

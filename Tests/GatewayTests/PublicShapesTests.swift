@@ -1,6 +1,7 @@
 import ContentStateAPI
 import Foundation
 import IdentityAPI
+import NIOCore
 import Testing
 import TokensAPI
 
@@ -20,7 +21,7 @@ import TokensAPI
         ])
 
     func object(_ value: some Encodable) throws -> [String: Any] {
-        try #require(JSONSerialization.jsonObject(with: JSONCoding.encoder.encode(value)) as? [String: Any])
+        try #require(JSONSerialization.jsonObject(with: Data(JSONCoding.encode(value).readableBytesView)) as? [String: Any])
     }
 
     @Test func thePublicUserLeavesOutActiveAndIdentities() throws {
@@ -31,6 +32,19 @@ import TokensAPI
         #expect(json["providers"] as? [String] == ["apple", "google"])
         #expect(json["created_at"] as? String == "2026-11-22T03:23:59.123Z")
         #expect(json["updated_at"] as? String == "2026-11-22T03:24:00.000Z")
+    }
+
+    /// The gateway's own bodies: slashes as they are, and what the compact encoder cannot
+    /// write (a floating-point number) still encoded, by Foundation.
+    @Test func bodiesLeaveSlashesUnescapedAndFallBackToFoundation() throws {
+        struct Odd: Encodable {
+            var url = "https://example.com/a/b"
+            var ratio = 0.5
+        }
+        var user = self.user
+        user.displayName = "A/B"
+        #expect(String(buffer: try JSONCoding.encode(PublicUser(user: user))).contains(#""display_name":"A/B""#))
+        #expect(String(buffer: try JSONCoding.encode(Odd())) == #"{"ratio":0.5,"url":"https://example.com/a/b"}"#)
     }
 
     @Test func theAdminSeesIdentitysUserWithActiveAndIdentities() throws {

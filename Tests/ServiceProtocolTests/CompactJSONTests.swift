@@ -47,6 +47,13 @@ import Testing
         let text = "a/b \"q\" \\ \u{08}\u{0C}\n\r\t\u{01}\u{1F} é \u{2028} 😀"
         #expect(try CompactJSONEncoder.encode(text) == Array(try self.foundationJSON(text)))
         #expect(try CompactJSONEncoder.encode([text: [1, -2]]) == Array(try self.foundationJSON([text: [1, -2]])))
+        // Slashes as they are, as `.withoutEscapingSlashes` writes them (the gateway's public bodies).
+        let unescaped = JSONEncoder()
+        unescaped.outputFormatting = .withoutEscapingSlashes
+        for value in [text, "/", "a/b/c", "plain"] {
+            #expect(try CompactJSONEncoder.encode(value, escapingSlashes: false) == Array(try unescaped.encode(value)))
+        }
+        #expect(try CompactJSONEncoder.encode(["https://x/y": ["/"]], escapingSlashes: false) == Array(#"{"https://x/y":["/"]}"#.utf8))
     }
 
     @Test func decodesWhatFoundationEncodesToTheSameValue() throws {

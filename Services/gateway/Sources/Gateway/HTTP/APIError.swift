@@ -77,7 +77,7 @@ struct APIError: HTTPResponseError {
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(
             status: self.status, headers: headers,
-            body: .init(byteBuffer: ByteBuffer(data: try JSONCoding.encoder.encode(body))))
+            body: .init(byteBuffer: try JSONCoding.encode(body)))
     }
 }
 
