@@ -11,12 +11,15 @@ public enum ServiceMain {
     /// What a service's library hands back: its long-lived services, in start order.
     public typealias Start = @Sendable (_ env: EnvironmentReader, _ logger: Logger) async throws -> [any Service]
 
+    /// `eventLoops`: the share of the CPUs the process's event loops take unless
+    /// `EVENT_LOOP_THREADS` says.
     public static func run(
-        name: String, commonConfiguration: (EnvironmentReader) throws -> CommonConfiguration, start: Start
+        name: String, eventLoops: EventLoops.Share = .half, commonConfiguration: (EnvironmentReader) throws -> CommonConfiguration,
+        start: Start
     ) async -> Never {
         let env = EnvironmentReader()
         do {
-            try EventLoops.install(env)
+            try EventLoops.install(env, share: eventLoops)
         } catch {
             fail(name, error)
         }

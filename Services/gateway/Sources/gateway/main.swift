@@ -1,4 +1,5 @@
 import Gateway
 import ServiceKit
 
-await ServiceMain.run(name: GatewayApp.name, commonConfiguration: GatewayApp.commonConfiguration, start: GatewayApp.start)
+await ServiceMain.run(
+    name: GatewayApp.name, eventLoops: .all, commonConfiguration: GatewayApp.commonConfiguration, start: GatewayApp.start)
