@@ -36,7 +36,7 @@ struct UserChangeAnnouncementTests {
         }
         try await IdentityHarness.run(redis: redis) { harness in
             let subject = uniqueSubject()
-            let created = try await harness.signInApple(subject: subject)
+            let created = try await harness.signInGoogle(subject: subject, email: uniqueEmail())
             let user = created.user.id
             /// Runs one call, then waits for the announcement it must have made.
             func expectAnnounced(_ what: String, _ call: () async throws -> Void) async throws {
@@ -44,14 +44,24 @@ struct UserChangeAnnouncementTests {
                 try await call()
                 try await waitUntil("\(what) announced") { listener.count(user) > before }
             }
-            try await expectAnnounced("a known user's sign-in") { _ = try await harness.signInApple(subject: subject) }
+            try await expectAnnounced("a sign-in that follows the provider's new email") {
+                _ = try await harness.signInGoogle(subject: subject, email: uniqueEmail())
+            }
+            try await expectAnnounced("a sign-in that fills the name") {
+                _ = try await harness.signInGoogle(subject: subject, name: "Ada Lovelace")
+            }
+            // A sign-in that changes nothing a gateway keeps (the identity's last sign-in time
+            // is not shown by `me` or refresh) announces nothing; checked with the reads below.
+            let unchanged = listener.count(user)
+            _ = try await harness.signInGoogle(subject: subject, name: "Ada Lovelace")
             try await expectAnnounced("link") {
-                let token = try await harness.googleToken(subject: uniqueSubject())
-                _ = try await harness.client.call(
-                    Identity.link, LinkParams(userID: user, credential: ProviderCredential(provider: .google, identityToken: token)))
+                let token = try await harness.appleToken(subject: uniqueSubject())
+                let linked = try await harness.client.call(
+                    Identity.link, LinkParams(userID: user, credential: ProviderCredential(provider: .apple, identityToken: token)))
+                #expect(linked.providers == [.apple, .google])
             }
             try await expectAnnounced("unlink") {
-                _ = try await harness.client.call(Identity.unlink, UnlinkParams(userID: user, provider: .google))
+                _ = try await harness.client.call(Identity.unlink, UnlinkParams(userID: user, provider: .apple))
             }
             try await expectAnnounced("setAdmin") {
                 _ = try await harness.client.call(Identity.setAdmin, SetAdminParams(userID: user, admin: true))
@@ -65,6 +75,7 @@ struct UserChangeAnnouncementTests {
             // Reading announces nothing; a new user was never kept by anyone, so neither does
             // creating one. A change announced after them arrives after anything they announced.
             let before = listener.count(user)
+            #expect(before == unchanged + 5, "link, unlink, setAdmin, setActive and deleteUser, one each")
             await expectRPCError(.notFound) { _ = try await harness.getUser(user) }
             let fresh = try await harness.signInApple(subject: uniqueSubject())
             _ = try await harness.client.call(Identity.setAdmin, SetAdminParams(userID: fresh.user.id, admin: true))

@@ -7,10 +7,10 @@ extension IdentityBackend {
     /// announces it (`UserChanges`) before it answers, also when it fails half way.
     public func register(on router: inout RPCRouter) {
         router.register(Identity.signIn) { (params: ProviderCredential, _) in
-            let result = try await self.signInFlow.signIn(params)
-            // A known user's sign-in may have followed the provider's email or filled the name.
-            if !result.isNewUser { await self.userChanges.changed(result.user.id) }
-            return result
+            let outcome = try await self.signInFlow.signIn(params)
+            // A sign-in may have followed the provider's email, filled the name or linked by email.
+            if outcome.changedExistingUser { await self.userChanges.changed(outcome.result.user.id) }
+            return outcome.result
         }
         router.register(Identity.link) { (params: LinkParams, _) in
             try await self.announcing(params.userID) { try await self.signInFlow.link(params.credential, to: params.userID) }

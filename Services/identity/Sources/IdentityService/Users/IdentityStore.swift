@@ -8,14 +8,15 @@ import Postgres
 struct IdentityStore: Sendable {
     let postgres: PostgresClient
 
-    /// Signs a known identity in and returns its user; nil when the identity is new.
+    /// Signs a known identity in and returns its user, and whether the user's own row changed
+    /// (its email followed the provider's); nil when the identity is new.
     /// `last_sign_in_at` is kept to the minute, and the provider's email facts refreshed when
     /// they changed: a repeat sign-in within a minute writes nothing (and takes no row lock).
     ///
     /// The user's email follows the provider's: when the provider now gives another verified
     /// email and the user's email was this identity's (it came from it), the user's becomes the
     /// new one. An email the user got from another identity stays.
-    func signInKnown(_ identity: VerifiedIdentity) async throws -> User? {
+    func signInKnown(_ identity: VerifiedIdentity) async throws -> (user: User, changedUser: Bool)? {
         let row = try await self.postgres.query(
             """
             WITH found AS (
@@ -56,8 +57,9 @@ struct IdentityStore: Sendable {
             user.email = email
             user.emailVerified = true
             user.updatedAt = try row.decode("followed_at", as: Date?.self) ?? user.updatedAt
+            return (user, true)
         }
-        return user
+        return (user, false)
     }
 
     /// What `signInNew` did.

@@ -12,16 +12,24 @@ struct SignInFlow: Sendable {
     let appleAuthorizations: AppleAuthorizations?
     let logger: Logger
 
-    func signIn(_ credential: ProviderCredential) async throws -> SignInResult {
+    /// A sign-in's answer, and whether it changed a user who existed before it (their email,
+    /// name or providers): what identity announces to the gateways that keep users.
+    struct Outcome {
+        var result: SignInResult
+        var changedExistingUser: Bool
+    }
+
+    func signIn(_ credential: ProviderCredential) async throws -> Outcome {
         let credential = try credential.validated()
         let identity = try await self.verify(credential)
-        var (user, isNew) = try await self.resolve(identity, fallbackEmail: credential.email)
+        var (user, isNew, changed) = try await self.resolve(identity, fallbackEmail: credential.email)
         guard user.isActive else { throw IdentityError.userInactive }
         if user.displayName == nil, let name = identity.name, try await self.users.fillDisplayName(user.id, name) {
             user = try await self.users.user(user.id) ?? user
+            changed = true
         }
         await self.keepAppleAuthorization(credential, identity)
-        return SignInResult(user: user, isNewUser: isNew)
+        return Outcome(result: SignInResult(user: user, isNewUser: isNew), changedExistingUser: changed && !isNew)
     }
 
     func link(_ credential: ProviderCredential, to userID: UUID) async throws -> User {
@@ -51,19 +59,20 @@ struct SignInFlow: Sendable {
         }
     }
 
-    /// A known identity signs into its user; a new one joins a user by verified email or makes one.
-    private func resolve(_ identity: VerifiedIdentity, fallbackEmail: String?) async throws -> (User, Bool) {
+    /// A known identity signs into its user; a new one joins a user by verified email or makes
+    /// one. Returns the user, whether it is new, and whether an existing user changed.
+    private func resolve(_ identity: VerifiedIdentity, fallbackEmail: String?) async throws -> (User, isNew: Bool, changed: Bool) {
         for _ in 0..<3 {
-            if let user = try await self.identities.signInKnown(identity) { return (user, false) }
+            if let known = try await self.identities.signInKnown(identity) { return (known.user, false, known.changedUser) }
             let outcome = try await self.identities.signInNew(
                 identity, linkByEmail: self.autoLinkByEmail, fallbackEmail: fallbackEmail)
             switch outcome {
             case .alreadyExists:
                 continue
             case .linkedToExisting(let id):
-                if let user = try await self.users.user(id) { return (user, false) }
+                if let user = try await self.users.user(id) { return (user, false, true) }
             case .createdUser(let id):
-                if let user = try await self.users.user(id) { return (user, true) }
+                if let user = try await self.users.user(id) { return (user, true, false) }
             }
         }
         throw IdentityError.signInContended
