@@ -133,9 +133,13 @@ enum EnvelopeWriter {
     /// Writes `text` as a JSON string: quotes, backslashes and control characters escaped.
     static func writeQuoted(_ text: String, to buffer: inout ByteBuffer) {
         buffer.writeStaticString("\"")
-        let needsEscaping = text.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
-        guard needsEscaping else {
-            buffer.writeString(text)
+        // A native string's bytes are checked and copied in place: most are plain.
+        let plain = text.utf8.withContiguousStorageIfAvailable { storage -> Bool in
+            for byte in storage where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+            buffer.writeBytes(storage)
+            return true
+        }
+        if plain == true {
             buffer.writeStaticString("\"")
             return
         }
