@@ -197,7 +197,7 @@ let package = Package(
         .testTarget(
             name: "ServiceProtocolTests",
             dependencies: [
-                "ServiceProtocol", "CompactJSON", "TestSupport", logging, metrics, metricsTestKit, nio, nioPosix, nioFoundation,
+                "ServiceProtocol", "CompactJSON", "TextCoding", "TestSupport", logging, metrics, metricsTestKit, nio, nioPosix, nioFoundation,
                 .product(name: "NIOTestUtils", package: "swift-nio"),
             ]),
         .testTarget(

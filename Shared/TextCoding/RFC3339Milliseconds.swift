@@ -3,37 +3,45 @@
 /// Foundation's date formatters cost microseconds per call, and a list page or a user carries
 /// up to hundreds of these.
 public enum RFC3339Milliseconds {
+    /// How many bytes `write` writes: `YYYY-MM-DDTHH:MM:SS.fffZ`.
+    public static let formattedCount = 24
+
     /// `YYYY-MM-DDTHH:MM:SS.fffZ`, proleptic Gregorian.
     public static func format(_ milliseconds: Int64) -> String {
+        String(unsafeUninitializedCapacity: Self.formattedCount) { buffer in
+            Self.write(milliseconds, to: UnsafeMutableRawBufferPointer(buffer))
+        }
+    }
+
+    /// Writes what `format` returns into the first `formattedCount` bytes of `out`, without a
+    /// `String` in between (a page of results holds hundreds of times); returns the count.
+    public static func write(_ milliseconds: Int64, to out: UnsafeMutableRawBufferPointer) -> Int {
+        precondition(out.count >= Self.formattedCount)
         let (days, msOfDay) = Self.floorDivide(milliseconds, 86_400_000)
         let (year, month, day) = CivilDate.fromDays(Int(days))
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(24)
-        func digits(_ value: Int64, _ width: Int) {
-            var divisor: Int64 = 1
-            for _ in 1..<width { divisor *= 10 }
-            var rest = value
-            while divisor > 0 {
-                bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
-                rest %= divisor
-                divisor /= 10
-            }
+        let time = Int(msOfDay)
+        // Constant divisors: the compiler turns each into a multiplication.
+        func two(_ value: Int, at offset: Int) {
+            out[offset] = UInt8(ascii: "0") + UInt8(value / 10 % 10)
+            out[offset + 1] = UInt8(ascii: "0") + UInt8(value % 10)
         }
-        digits(Int64(year), 4)
-        bytes.append(UInt8(ascii: "-"))
-        digits(Int64(month), 2)
-        bytes.append(UInt8(ascii: "-"))
-        digits(Int64(day), 2)
-        bytes.append(UInt8(ascii: "T"))
-        digits(msOfDay / 3_600_000, 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(msOfDay / 60_000 % 60, 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(msOfDay / 1000 % 60, 2)
-        bytes.append(UInt8(ascii: "."))
-        digits(msOfDay % 1000, 3)
-        bytes.append(UInt8(ascii: "Z"))
-        return String(decoding: bytes, as: UTF8.self)
+        two(year / 100, at: 0)
+        two(year, at: 2)
+        out[4] = UInt8(ascii: "-")
+        two(month, at: 5)
+        out[7] = UInt8(ascii: "-")
+        two(day, at: 8)
+        out[10] = UInt8(ascii: "T")
+        two(time / 3_600_000, at: 11)
+        out[13] = UInt8(ascii: ":")
+        two(time / 60_000 % 60, at: 14)
+        out[16] = UInt8(ascii: ":")
+        two(time / 1000 % 60, at: 17)
+        out[19] = UInt8(ascii: ".")
+        out[20] = UInt8(ascii: "0") + UInt8(time % 1000 / 100)
+        two(time % 100, at: 21)
+        out[23] = UInt8(ascii: "Z")
+        return Self.formattedCount
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.f…]Z` (fraction digits past the third are truncated). Nil

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOFoundationCompat
 import Testing
+import TextCoding
 
 @testable import ServiceProtocol
 
@@ -34,6 +35,22 @@ import Testing
         #expect((parsed?[2] as? NSNumber)?.intValue == -42)
         #expect(parsed?[3] is NSNull)
         #expect(parsed?[4] as? Bool == true)
+    }
+
+    /// Times are written into the buffer as `RFC3339Milliseconds.format` writes them, at any
+    /// place in a buffer that grows as they are written.
+    @Test func timesAreWrittenAsTheRFC3339TextOfTheirMilliseconds() throws {
+        let times: [Int64?] = [0, 1_795_317_839_123, -1, nil, 951_782_400_001, 253_402_300_799_999]
+        var json = RawJSON(capacity: 1)
+        json.append("[")
+        for (index, time) in times.enumerated() {
+            if index > 0 { json.append(",") }
+            json.append(rfc3339Milliseconds: time)
+        }
+        json.append("]")
+        let expected = "[" + times.map { $0.map { "\"\(RFC3339Milliseconds.format($0))\"" } ?? "null" }.joined(separator: ",") + "]"
+        #expect(String(buffer: json.bytes) == expected)
+        #expect(expected.hasPrefix(#"["1970-01-01T00:00:00.000Z","2026-11-22T03:23:59.123Z","1969-12-31T23:59:59.999Z",null"#))
     }
 
     @Test func aRawHandlerResultArrivesAsWrittenAndItsErrorsMapToTheCatalogue() async throws {

@@ -1,4 +1,5 @@
 import NIOCore
+import TextCoding
 
 /// JSON text written by hand, for a result on a hot path where `JSONEncoder`'s cost per
 /// value dominates (a page of 50 favorites). A handler registered with
@@ -33,6 +34,22 @@ public struct RawJSON: Sendable {
     /// A number, or `null` for nil.
     public mutating func append(integer: Int64?) {
         if let integer { self.append(integer: integer) } else { self.bytes.writeStaticString("null") }
+    }
+
+    /// A time as a JSON string, `"2026-11-22T03:23:59.123Z"` (`RFC3339Milliseconds`), written
+    /// straight into the buffer.
+    public mutating func append(rfc3339Milliseconds milliseconds: Int64) {
+        self.bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: RFC3339Milliseconds.formattedCount + 2) { out in
+            out[0] = UInt8(ascii: "\"")
+            let count = RFC3339Milliseconds.write(milliseconds, to: UnsafeMutableRawBufferPointer(rebasing: out[1...]))
+            out[count + 1] = UInt8(ascii: "\"")
+            return count + 2
+        }
+    }
+
+    /// A time as a JSON string, or `null` for nil.
+    public mutating func append(rfc3339Milliseconds milliseconds: Int64?) {
+        if let milliseconds { self.append(rfc3339Milliseconds: milliseconds) } else { self.bytes.writeStaticString("null") }
     }
 
     public mutating func append(bool: Bool) {
