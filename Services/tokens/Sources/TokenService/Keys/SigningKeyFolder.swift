@@ -85,12 +85,15 @@ public struct SigningKeyFolder: Sendable {
     }
 
     /// Generates a key of `algorithm` and writes it (mode 0600, written under a temporary name
-    /// then renamed, so a replica reading the folder never sees half a key).
+    /// then renamed, so a replica reading the folder never sees half a key). The key is dated
+    /// `now`, by default the time it is written: generating an RSA key can take seconds on a
+    /// busy machine, and the activation delay must count from when replicas can see the key.
     @discardableResult
-    public func generate(_ algorithm: SigningAlgorithm, now: Date = Date()) throws -> SigningKey {
+    public func generate(_ algorithm: SigningAlgorithm, now: Date? = nil) throws -> SigningKey {
         try self.create()
         try self.checkPrivate()
         let material = try SigningKey.generateMaterial(algorithm)
+        let now = now ?? Date()
         var stamp = now.formatted(.iso8601.year().month().day().dateTimeSeparator(.standard).time(includingFractionalSeconds: false))
         stamp.removeAll { $0 == ":" || $0 == "-" }
         let probe = SigningKey(material: material, createdAt: now, fileName: "")
