@@ -8,9 +8,10 @@ import Foundation
 public enum UserChanges {
     public static let channel = "latchkey:users"
 
-    /// One message: `{"kind":"user","user_id":"<uuid>"}`. A reader drops everything it keeps
-    /// for a message it cannot read.
-    public struct Message: Codable, Sendable, Equatable {
+    /// One message: `{"kind":"user","user_id":"<uuid>"}`, written by `text(user:)` (ids in
+    /// lowercase, as everywhere in the protocol). A reader drops everything it keeps for a
+    /// message it cannot read.
+    public struct Message: Decodable, Sendable, Equatable {
         public static let userKind = "user"
 
         public var kind: String
@@ -19,11 +20,6 @@ public enum UserChanges {
         enum CodingKeys: String, CodingKey {
             case kind
             case userID = "user_id"
-        }
-
-        public init(user: UUID) {
-            self.kind = Self.userKind
-            self.userID = user
         }
 
         /// The text published for a change of `user`.
