@@ -59,6 +59,36 @@ import Testing
         }
     }
 
+    /// A known member twice or a member name written with escapes is refused (a full JSON
+    /// parser could read either another way); unknown members are skipped; a malformed frame is
+    /// malformed whatever its members.
+    @Test(arguments: [
+        (#"{"id":1,"method":"m","id":2}"#, "Duplicate member id"),
+        (#"{"id":1,"method":"m","deadline_ms":5,"deadline_ms":6}"#, "Duplicate member deadline_ms"),
+        (#"{"id":1,"method":"m","i\u0064":2}"#, "Escaped member name"),
+        (#"{"id":1,"method":"m","x\"y":2}"#, "Escaped member name"),
+        (#"{"id":1,"i\u0064":2,"method":"m",}"#, "Malformed JSON"),
+        (#"{"id":1,"method":"m","params":{"id":1},"idx":3,"ids":"x","id":1}"#, "Duplicate member id"),
+    ])
+    func envelopesWithAmbiguousMembersAreRefused(_ frame: String, _ message: String) {
+        do {
+            _ = try IncomingRequest(ByteBuffer(string: frame))
+            Issue.record("expected an error for \(frame)")
+        } catch {
+            #expect(error.message == "Malformed request: \(message)", "\(frame)")
+        }
+    }
+
+    @Test func unknownMembersAndNestedKnownNamesAreSkipped() throws {
+        let request = try IncomingRequest(
+            ByteBuffer(string: #"{"idx":3,"ids":"x","params":{"id":7,"method":"n"},"id":4,"method":"m","resul":1,"v":1}"#))
+        #expect(request.id == 4)
+        #expect(request.method == "m")
+        #expect(request.v == 1)
+        #expect(request.deadlineMs == nil)
+        #expect(request.params.map { String(buffer: $0) } == #"{"id":7,"method":"n"}"#)
+    }
+
     @Test(arguments: ["plain", "quote\"back\\slash", "new\nline\ttab\u{1}", "ünïcødé ✓"])
     func writtenEnvelopesAreValidJSONWithEscapedStrings(_ text: String) throws {
         let frame = EnvelopeWriter.request(id: 3, method: "m", params: Data(#"{"k":[1]}"#.utf8), deadlineMs: 10, requestID: text)

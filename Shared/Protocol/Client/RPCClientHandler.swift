@@ -65,7 +65,7 @@ final class RPCClientHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = self.unwrapInboundIn(data)
-        guard let envelope = try? FrameEnvelope(frame), let id = try? envelope.unsigned("id") else {
+        guard let envelope = try? FrameEnvelope(frame), let id = try? envelope.unsigned(.id) else {
             // A peer that sends what we cannot read is not one to keep talking to.
             context.close(promise: nil)
             return
@@ -76,14 +76,14 @@ final class RPCClientHandler: ChannelDuplexHandler {
             return
         }
         guard let decodeResult = self.pending[id]?.decodeResult else { return }  // late: the call gave up
-        if let errorJSON = envelope.slice("error") {
+        if let errorJSON = envelope.slice(.error) {
             let error = (try? JSONCoders.decode(RPCError.self, from: errorJSON))
                 ?? RPCError(.internal, "The service's error could not be read")
             self.complete(id, with: .failure(error))
             return
         }
         do {
-            let result = try decodeResult(envelope.slice("result") ?? ByteBuffer(string: "null"))
+            let result = try decodeResult(envelope.slice(.result) ?? ByteBuffer(string: "null"))
             self.complete(id, with: .success(result))
         } catch {
             self.complete(id, with: .failure(RPCError(.internal, "The service's response could not be read")))

@@ -11,41 +11,90 @@ struct FrameEnvelope {
         var message: String
     }
 
-    let frame: ByteBuffer
-    private var members: [String: Range<Int>] = [:]
+    /// The members an envelope of the protocol has (docs/protocol.md); others are skipped.
+    enum Member: Int, CaseIterable {
+        case v, id, method, params, result, error, deadlineMs, requestID
 
-    init(_ frame: ByteBuffer) throws {
-        self.frame = frame
-        let found = try? frame.withUnsafeReadableBytes { try JSONObjectScanner.members(of: $0) }
-        guard let found else { throw Invalid(message: "Malformed JSON") }
-        for member in found {
-            // A key written with escapes could spell a known key that this reader would not
-            // see and a full JSON parser would; a known key given twice could be read either
-            // way. An envelope needs neither, so both are refused.
-            if member.key.utf8.contains(UInt8(ascii: "\\")) { throw Invalid(message: "Escaped member name") }
-            guard Self.knownKeys.contains(member.key) else { continue }
-            guard self.members.updateValue(member.value, forKey: member.key) == nil else {
-                throw Invalid(message: "Duplicate member \(member.key)")
+        var name: StaticString {
+            switch self {
+            case .v: "v"
+            case .id: "id"
+            case .method: "method"
+            case .params: "params"
+            case .result: "result"
+            case .error: "error"
+            case .deadlineMs: "deadline_ms"
+            case .requestID: "request_id"
             }
+        }
+
+        /// The member whose name `key` spells byte for byte, if any.
+        static func named(_ key: Slice<UnsafeRawBufferPointer>) -> Member? {
+            for member in Self.allCases {
+                let name = member.name
+                guard name.utf8CodeUnitCount == key.count else { continue }
+                if memcmp(name.utf8Start, key.base.baseAddress! + key.startIndex, key.count) == 0 { return member }
+            }
+            return nil
         }
     }
 
-    private static let knownKeys: Set<String> = ["v", "id", "method", "params", "result", "error", "deadline_ms", "request_id"]
+    let frame: ByteBuffer
+    /// The value's byte range of each member present, by `Member.rawValue`.
+    private var ranges = InlineArray<8, Range<Int>?>(repeating: nil)
 
-    func contains(_ key: String) -> Bool {
-        guard let range = self.members[key] else { return false }
-        return !self.isNull(range)
+    init(_ frame: ByteBuffer) throws {
+        self.frame = frame
+        var ranges = InlineArray<8, Range<Int>?>(repeating: nil)
+        let fault: Invalid?? = frame.withUnsafeReadableBytes { bytes in
+            do {
+                var fault: Invalid?
+                try JSONObjectScanner.forEachMember(of: bytes) { keyRange, value in
+                    guard fault == nil else { return }
+                    let key = bytes[keyRange]
+                    // A key written with escapes could spell a known key that this reader would
+                    // not see and a full JSON parser would; a known key given twice could be read
+                    // either way. An envelope needs neither, so both are refused.
+                    if key.contains(UInt8(ascii: "\\")) {
+                        fault = Invalid(message: "Escaped member name")
+                        return
+                    }
+                    guard let member = Member.named(key) else { return }
+                    guard ranges[member.rawValue] == nil else {
+                        fault = Invalid(message: "Duplicate member \(member.name)")
+                        return
+                    }
+                    ranges[member.rawValue] = value
+                }
+                return .some(fault)
+            } catch {
+                return .none
+            }
+        }
+        guard let fault else { throw Invalid(message: "Malformed JSON") }
+        if let fault { throw fault }
+        self.ranges = ranges
+    }
+
+    /// The range of `member`'s value; nil when absent or `null`.
+    private func range(_ member: Member) -> Range<Int>? {
+        guard let range = self.ranges[member.rawValue], !self.isNull(range) else { return nil }
+        return range
+    }
+
+    func contains(_ member: Member) -> Bool {
+        self.range(member) != nil
     }
 
     /// The raw bytes of a member's value; nil when absent or `null`.
-    func slice(_ key: String) -> ByteBuffer? {
-        guard let range = self.members[key], !self.isNull(range) else { return nil }
+    func slice(_ member: Member) -> ByteBuffer? {
+        guard let range = self.range(member) else { return nil }
         return self.frame.getSlice(at: self.frame.readerIndex + range.lowerBound, length: range.count)
     }
 
     /// An unsigned integer member; nil when absent or `null`.
-    func unsigned(_ key: String) throws -> UInt64? {
-        guard let range = self.members[key], !self.isNull(range) else { return nil }
+    func unsigned(_ member: Member) throws -> UInt64? {
+        guard let range = self.range(member) else { return nil }
         let value: UInt64? = self.frame.withUnsafeReadableBytes { bytes in
             var result: UInt64 = 0
             for byte in bytes[range] {
@@ -57,13 +106,13 @@ struct FrameEnvelope {
             }
             return range.isEmpty ? nil : result
         }
-        guard let value else { throw Invalid(message: "Invalid type for \(key)") }
+        guard let value else { throw Invalid(message: "Invalid type for \(member.name)") }
         return value
     }
 
     /// A string member; nil when absent or `null`.
-    func string(_ key: String) throws -> String? {
-        guard let range = self.members[key], !self.isNull(range) else { return nil }
+    func string(_ member: Member) throws -> String? {
+        guard let range = self.range(member) else { return nil }
         let direct: String?? = self.frame.withUnsafeReadableBytes { bytes in
             let value = bytes[range]
             guard value.count >= 2, value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") else { return .some(nil) }
@@ -73,10 +122,10 @@ struct FrameEnvelope {
         }
         switch direct {
         case .some(.some(let string)): return string
-        case .some(.none): throw Invalid(message: "Invalid type for \(key)")
+        case .some(.none): throw Invalid(message: "Invalid type for \(member.name)")
         case .none:
-            guard let slice = self.slice(key), let string = try? JSONCoders.decode(String.self, from: slice) else {
-                throw Invalid(message: "Invalid value for \(key)")
+            guard let slice = self.slice(member), let string = try? JSONCoders.decode(String.self, from: slice) else {
+                throw Invalid(message: "Invalid value for \(member.name)")
             }
             return string
         }
@@ -119,6 +168,10 @@ enum EnvelopeWriter {
         self.result(id: id, size: result.readableBytes) { $0.writeImmutableBuffer(result) }
     }
 
+    static func result(id: UInt64, result: RawJSON) -> ByteBuffer {
+        self.result(id: id, size: result.count) { result.write(to: &$0) }
+    }
+
     /// A result envelope around the `size` bytes that `writeResult` writes.
     private static func result(id: UInt64, size: Int, _ writeResult: (inout ByteBuffer) -> Void) -> ByteBuffer {
         var buffer = allocator.buffer(capacity: size + 40)
@@ -131,29 +184,30 @@ enum EnvelopeWriter {
     }
 
     /// Writes `text` as a JSON string: quotes, backslashes and control characters escaped.
-    static func writeQuoted(_ text: String, to buffer: inout ByteBuffer) {
-        buffer.writeStaticString("\"")
+    static func writeQuoted<Sink: JSONByteSink>(_ text: String, to sink: inout Sink) {
+        sink.write("\"")
         // A native string's bytes are checked and copied in place: most are plain.
         let plain = text.utf8.withContiguousStorageIfAvailable { storage -> Bool in
             for byte in storage where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
-            buffer.writeBytes(storage)
+            sink.write(storage)
             return true
         }
         if plain == true {
-            buffer.writeStaticString("\"")
+            sink.write("\"")
             return
         }
+        let hex: StaticString = "0123456789abcdef"
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): buffer.writeStaticString(#"\""#)
-            case UInt8(ascii: "\\"): buffer.writeStaticString(#"\\"#)
+            case UInt8(ascii: "\""): sink.write(#"\""#)
+            case UInt8(ascii: "\\"): sink.write(#"\\"#)
             case 0..<0x20:
-                buffer.writeStaticString(#"\u00"#)
-                let hex = Array("0123456789abcdef".utf8)
-                buffer.writeBytes([hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
-            default: buffer.writeInteger(byte)
+                sink.write(#"\u00"#)
+                sink.write(byte: hex.utf8Start[Int(byte >> 4)])
+                sink.write(byte: hex.utf8Start[Int(byte & 0x0F)])
+            default: sink.write(byte: byte)
             }
         }
-        buffer.writeStaticString("\"")
+        sink.write("\"")
     }
 }

@@ -22,15 +22,15 @@ struct IncomingRequest {
         var id: UInt64 = 0
         do {
             let envelope = try FrameEnvelope(frame)
-            guard let readID = try envelope.unsigned("id") else { throw FrameEnvelope.Invalid(message: "Missing field id") }
+            guard let readID = try envelope.unsigned(.id) else { throw FrameEnvelope.Invalid(message: "Missing field id") }
             id = readID
-            guard let method = try envelope.string("method") else { throw FrameEnvelope.Invalid(message: "Missing field method") }
+            guard let method = try envelope.string(.method) else { throw FrameEnvelope.Invalid(message: "Missing field method") }
             self.id = readID
             self.method = method
-            self.v = try envelope.unsigned("v")
-            self.deadlineMs = try envelope.unsigned("deadline_ms")
-            self.requestID = try envelope.string("request_id")
-            self.params = envelope.slice("params")
+            self.v = try envelope.unsigned(.v)
+            self.deadlineMs = try envelope.unsigned(.deadlineMs)
+            self.requestID = try envelope.string(.requestID)
+            self.params = envelope.slice(.params)
         } catch let error as FrameEnvelope.Invalid {
             throw Invalid(id: id, message: "Malformed request: \(error.message)")
         } catch {

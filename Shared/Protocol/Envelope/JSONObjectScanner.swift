@@ -21,14 +21,26 @@ struct JSONObjectScanner {
 
     /// The members of the object that `bytes` holds, in order.
     static func members(of bytes: UnsafeRawBufferPointer) throws -> [Member] {
-        var scanner = JSONObjectScanner(bytes)
-        return try scanner.object()
+        var members: [Member] = []
+        try self.forEachMember(of: bytes) { key, value in
+            members.append(Member(key: String(decoding: bytes[key], as: UTF8.self), value: value))
+        }
+        return members
     }
 
-    private mutating func object() throws -> [Member] {
+    /// Calls `body` with the byte range of each member's key (inside its quotes, escapes left
+    /// as written) and of its value, in order, without making a `String` of either; throws
+    /// `Malformed` for a malformed object (after calling `body` for the members before the fault).
+    static func forEachMember(
+        of bytes: UnsafeRawBufferPointer, _ body: (_ key: Range<Int>, _ value: Range<Int>) throws -> Void
+    ) throws {
+        var scanner = JSONObjectScanner(bytes)
+        try scanner.object(body)
+    }
+
+    private mutating func object(_ body: (_ key: Range<Int>, _ value: Range<Int>) throws -> Void) throws {
         self.skipWhitespace()
         try self.expect(UInt8(ascii: "{"))
-        var members: [Member] = []
         self.skipWhitespace()
         if self.peek() == UInt8(ascii: "}") {
             self.index += 1
@@ -41,8 +53,7 @@ struct JSONObjectScanner {
                 self.skipWhitespace()
                 let start = self.index
                 try self.value()
-                let key = String(decoding: self.bytes[(keyRange.lowerBound + 1)..<(keyRange.upperBound - 1)], as: UTF8.self)
-                members.append(Member(key: key, value: start..<self.index))
+                try body((keyRange.lowerBound + 1)..<(keyRange.upperBound - 1), start..<self.index)
                 self.skipWhitespace()
                 guard let next = self.next() else { throw Malformed() }
                 if next == UInt8(ascii: "}") { break }
@@ -51,7 +62,6 @@ struct JSONObjectScanner {
         }
         self.skipWhitespace()
         guard self.index == self.bytes.count else { throw Malformed() }
-        return members
     }
 
     /// Skips one value of any kind.

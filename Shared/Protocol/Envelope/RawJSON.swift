@@ -6,53 +6,69 @@ import TextCoding
 /// `RPCRouter.registerRaw` returns one and the router places its bytes in the response
 /// envelope as they are, so the writer must produce one complete, valid JSON value.
 public struct RawJSON: Sendable {
-    public private(set) var bytes: ByteBuffer
+    /// The JSON so far. A byte array, not a `ByteBuffer`: a page is thousands of small writes,
+    /// and each write to a `ByteBuffer` checks exclusivity at run time.
+    private var storage: [UInt8]
 
     public init(capacity: Int = 256) {
-        self.bytes = EnvelopeWriter.allocator.buffer(capacity: capacity)
+        self.storage = []
+        self.storage.reserveCapacity(capacity)
+    }
+
+    /// The JSON written, as a buffer.
+    public var bytes: ByteBuffer {
+        EnvelopeWriter.allocator.buffer(bytes: self.storage)
+    }
+
+    /// The number of bytes written.
+    var count: Int { self.storage.count }
+
+    /// Appends the JSON written to `buffer` (an envelope around it).
+    func write(to buffer: inout ByteBuffer) {
+        buffer.writeBytes(self.storage)
     }
 
     /// Punctuation and member names written as they are, e.g. `#"{"items":["#`.
     public mutating func append(_ literal: StaticString) {
-        self.bytes.writeStaticString(literal)
+        self.storage.write(literal)
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped.
     public mutating func append(string: String) {
-        EnvelopeWriter.writeQuoted(string, to: &self.bytes)
+        EnvelopeWriter.writeQuoted(string, to: &self.storage)
     }
 
     /// A JSON string, or `null` for nil.
     public mutating func append(string: String?) {
-        if let string { self.append(string: string) } else { self.bytes.writeStaticString("null") }
+        if let string { self.append(string: string) } else { self.storage.write("null") }
     }
 
     public mutating func append(integer: Int64) {
-        self.bytes.writeString(String(integer))
+        self.storage.append(contentsOf: String(integer).utf8)
     }
 
     /// A number, or `null` for nil.
     public mutating func append(integer: Int64?) {
-        if let integer { self.append(integer: integer) } else { self.bytes.writeStaticString("null") }
+        if let integer { self.append(integer: integer) } else { self.storage.write("null") }
     }
 
     /// A time as a JSON string, `"2026-11-22T03:23:59.123Z"` (`RFC3339Milliseconds`), written
-    /// straight into the buffer.
+    /// without a `String` in between.
     public mutating func append(rfc3339Milliseconds milliseconds: Int64) {
-        self.bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: RFC3339Milliseconds.formattedCount + 2) { out in
+        withUnsafeTemporaryAllocation(byteCount: RFC3339Milliseconds.formattedCount + 2, alignment: 1) { out in
             out[0] = UInt8(ascii: "\"")
             let count = RFC3339Milliseconds.write(milliseconds, to: UnsafeMutableRawBufferPointer(rebasing: out[1...]))
             out[count + 1] = UInt8(ascii: "\"")
-            return count + 2
+            self.storage.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[..<(count + 2)]))
         }
     }
 
     /// A time as a JSON string, or `null` for nil.
     public mutating func append(rfc3339Milliseconds milliseconds: Int64?) {
-        if let milliseconds { self.append(rfc3339Milliseconds: milliseconds) } else { self.bytes.writeStaticString("null") }
+        if let milliseconds { self.append(rfc3339Milliseconds: milliseconds) } else { self.storage.write("null") }
     }
 
     public mutating func append(bool: Bool) {
-        if bool { self.bytes.writeStaticString("true") } else { self.bytes.writeStaticString("false") }
+        if bool { self.storage.write("true") } else { self.storage.write("false") }
     }
 }

@@ -48,7 +48,7 @@ public struct RPCRouter: Sendable {
         _ handler: @escaping @Sendable (Params, RPCRequestContext) async throws -> RawJSON
     ) {
         self.add(method, Params.self) { params, id, context in
-            EnvelopeWriter.result(id: id, result: try await handler(params, context).bytes)
+            EnvelopeWriter.result(id: id, result: try await handler(params, context))
         }
     }
 
