@@ -124,34 +124,21 @@ final class CompactJSONWriter {
 
     /// Writes `value` if it is one of the standard integers (the narrower ones must be written
     /// here: their own `encode(to:)` asks the single-value container to encode them as
-    /// themselves); false for any other type. The common ones are tried first. Metatypes are
-    /// compared and the value reinterpreted once they match: a cast through a generic helper
-    /// looked up generic metadata at run time on every value.
+    /// themselves); false for any other type. The common ones are tried first.
     private func writeIfInteger<T>(_ value: T) -> Bool {
-        let type = T.self
-        if type == Int.self {
-            self.writeInteger(unsafeBitCast(value, to: Int.self))
-        } else if type == Int64.self {
-            self.writeInteger(unsafeBitCast(value, to: Int64.self))
-        } else if type == UInt64.self {
-            self.writeInteger(unsafeBitCast(value, to: UInt64.self))
-        } else if type == Int8.self {
-            self.writeInteger(unsafeBitCast(value, to: Int8.self))
-        } else if type == Int16.self {
-            self.writeInteger(unsafeBitCast(value, to: Int16.self))
-        } else if type == Int32.self {
-            self.writeInteger(unsafeBitCast(value, to: Int32.self))
-        } else if type == UInt.self {
-            self.writeInteger(unsafeBitCast(value, to: UInt.self))
-        } else if type == UInt8.self {
-            self.writeInteger(unsafeBitCast(value, to: UInt8.self))
-        } else if type == UInt16.self {
-            self.writeInteger(unsafeBitCast(value, to: UInt16.self))
-        } else if type == UInt32.self {
-            self.writeInteger(unsafeBitCast(value, to: UInt32.self))
-        } else {
-            return false
-        }
+        self.write(value, ifItIs: Int.self) || self.write(value, ifItIs: Int64.self) || self.write(value, ifItIs: UInt64.self)
+            || self.write(value, ifItIs: Int8.self) || self.write(value, ifItIs: Int16.self) || self.write(value, ifItIs: Int32.self)
+            || self.write(value, ifItIs: UInt.self) || self.write(value, ifItIs: UInt8.self) || self.write(value, ifItIs: UInt16.self)
+            || self.write(value, ifItIs: UInt32.self)
+    }
+
+    /// Inlined into `writeIfInteger` with `I` known, so that the metatypes are compared and the
+    /// value reinterpreted directly: a dynamic cast (`as? I`) in a helper that was not inlined
+    /// looked up generic metadata at run time for every value.
+    @inline(__always)
+    private func write<T, I: FixedWidthInteger>(_ value: T, ifItIs integer: I.Type) -> Bool {
+        guard T.self == I.self else { return false }
+        self.writeInteger(unsafeBitCast(value, to: I.self))
         return true
     }
 
