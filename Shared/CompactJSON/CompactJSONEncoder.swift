@@ -96,12 +96,20 @@ final class CompactJSONWriter {
     /// `codingPath` is only computed for a value that encodes itself: building it for every
     /// string and number would cost an allocation each.
     func encodeValue<T: Encodable>(_ value: T, depth: Int, codingPath: @autoclosure () -> [any CodingKey]) throws {
-        // A metatype comparison first, so that each cast is tried only where it succeeds.
+        // A metatype comparison, then the value reinterpreted as the type it is (no dynamic cast).
         let type = T.self
-        if type == String.self, let text = value as? String {
-            self.writeString(text)
-        } else if type == Bool.self, let flag = value as? Bool {
-            self.bytes.append(contentsOf: flag ? "true".utf8 : "false".utf8)
+        if type == String.self {
+            self.writeString(unsafeBitCast(value, to: String.self))
+        } else if type == Bool.self {
+            self.bytes.append(contentsOf: unsafeBitCast(value, to: Bool.self) ? "true".utf8 : "false".utf8)
+        } else if type == [String].self {
+            // Lists of item ids: written here rather than element by element through a container.
+            self.bytes.append(UInt8(ascii: "["))
+            for (index, text) in unsafeBitCast(value, to: [String].self).enumerated() {
+                if index > 0 { self.bytes.append(UInt8(ascii: ",")) }
+                self.writeString(text)
+            }
+            self.bytes.append(UInt8(ascii: "]"))
         } else if self.writeIfInteger(value) {
             return
         } else if type == Double.self || type == Float.self || type == Date.self || type == Data.self || type == URL.self

@@ -80,12 +80,37 @@ public struct TextLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        let fields = event.allMetadata(self.metadata, self.metadataProvider).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let line = self.line(for: event)
+        Self.output.withLock { _ in LogLine.write(line) }
+    }
+
+    /// The line of `event` without its time: `" <level> <label>: <key=value ...> [<source>] <message>\n"`,
+    /// metadata sorted by key, written straight into the bytes (the gateway writes one per request).
+    func line(for event: LogEvent, time: timespec = LogLine.now()) -> [UInt8] {
         var line: [UInt8] = []
         line.reserveCapacity(256)
-        LogLine.appendTime(to: &line, milliseconds: false)
-        line.append(contentsOf: " \(event.level) \(self.label):\(fields.isEmpty ? "" : " " + fields) [\(event.source)] \(event.message)\n".utf8)
-        Self.output.withLock { _ in LogLine.write(line) }
+        LogLine.appendTime(to: &line, milliseconds: false, now: time)
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: event.level.rawValue.utf8)
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: self.label.utf8)
+        line.append(UInt8(ascii: ":"))
+        for (key, value) in event.allMetadata(self.metadata, self.metadataProvider).sorted(by: { $0.key < $1.key }) {
+            line.append(UInt8(ascii: " "))
+            line.append(contentsOf: key.utf8)
+            line.append(UInt8(ascii: "="))
+            if case .string(let text) = value {
+                line.append(contentsOf: text.utf8)
+            } else {
+                line.append(contentsOf: value.description.utf8)
+            }
+        }
+        line.append(contentsOf: " [".utf8)
+        line.append(contentsOf: event.source.utf8)
+        line.append(contentsOf: "] ".utf8)
+        line.append(contentsOf: event.message.description.utf8)
+        line.append(0x0A)
+        return line
     }
 
     private static let output = Mutex(())

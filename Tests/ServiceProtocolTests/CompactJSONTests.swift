@@ -56,6 +56,25 @@ import Testing
         #expect(try CompactJSONEncoder.encode(["https://x/y": ["/"]], escapingSlashes: false) == Array(#"{"https://x/y":["/"]}"#.utf8))
     }
 
+    /// Lists of strings take a path of their own (item ids): the same bytes as Foundation's,
+    /// at the top, inside an object, empty, and with characters to escape.
+    @Test func stringListsAreWrittenAsFoundationWritesThem() throws {
+        struct Params: Encodable {
+            // In sorted order: the compact encoder writes members in encode order.
+            var itemIDs: [String]
+            var none: [String] = []
+            var userID = "u"
+            enum CodingKeys: String, CodingKey { case itemIDs = "item_ids", none, userID = "user_id" }
+        }
+        let sorted = JSONEncoder()
+        sorted.outputFormatting = .sortedKeys
+        let ids = ["item-1", "", "a/b \"q\" \\ \n\u{01} é 😀", "item-2"]
+        #expect(try CompactJSONEncoder.encode(ids) == Array(try self.foundationJSON(ids)))
+        #expect(try CompactJSONEncoder.encode([String]()) == Array("[]".utf8))
+        #expect(try CompactJSONEncoder.encode([ids, []]) == Array(try self.foundationJSON([ids, []])))
+        #expect(try CompactJSONEncoder.encode(Params(itemIDs: ids)) == Array(try sorted.encode(Params(itemIDs: ids))))
+    }
+
     @Test func decodesWhatFoundationEncodesToTheSameValue() throws {
         let json = try self.foundationJSON(Self.page)
         let decoded = try json.withUnsafeBytes { try CompactJSONDecoder.decode(Page.self, from: $0) }
