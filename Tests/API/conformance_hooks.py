@@ -36,9 +36,21 @@ def admin_cookie():
     raise AssertionError("the admin login stayed rate limited")
 
 
+def signed_in_token():
+    """A fresh access token of the run's user. The run ends its sessions often (logout, session
+    revocation, account deletion): on a fast machine the renewals alone can pass the sign-in
+    limit of the side address, so a 429 is waited out as the gateway's Retry-After says."""
+    for _ in range(3):
+        try:
+            return stack.sign_in(SUBJECT, EMAIL, device_name="schemathesis")["access_token"]
+        except stack.RateLimited as limited:
+            time.sleep(limited.retry_after + 1)
+    raise AssertionError("the sign-in stayed rate limited")
+
+
 def sign_in():
     try:
-        return stack.sign_in(SUBJECT, EMAIL, device_name="schemathesis")["access_token"]
+        return signed_in_token()
     except AssertionError as refused:
         if "user_inactive" not in str(refused):
             raise
@@ -50,7 +62,7 @@ def sign_in():
     for user in page["users"]:
         stack.json_call("POST", stack.GATEWAY_URL + f"/admin/api/users/{user['id']}/activate", headers=cookie,
                         source=stack.SIDE_ADDRESS)
-    return stack.sign_in(SUBJECT, EMAIL, device_name="schemathesis")["access_token"]
+    return signed_in_token()
 
 
 def bearer_token():
