@@ -64,7 +64,7 @@ let package = Package(
         // Shared libraries.
         // Hand-written JSON coders for RPC payloads (docs/benchmarks.md: the instruction counts
         // that justify them); anything they do not handle goes to Foundation's.
-        .target(name: "CompactJSON", path: "Shared/CompactJSON"),
+        .target(name: "CompactJSON", dependencies: ["TextCoding"], path: "Shared/CompactJSON"),
         .target(
             name: "ServiceProtocol",
             dependencies: [

@@ -1,4 +1,5 @@
 import Foundation
+import TextCoding
 
 /// A `Decoder` for the plain JSON our RPC payloads are made of (objects, arrays, strings,
 /// integers, booleans, null), several times cheaper per value than `JSONDecoder`, whose
@@ -28,6 +29,11 @@ enum CompactDecoding {
         if type == Int.self, let value = try self.integer(node, as: Int.self) as? T { return value }
         if type == Int64.self, let value = try self.integer(node, as: Int64.self) as? T { return value }
         if type == UInt64.self, let value = try self.integer(node, as: UInt64.self) as? T { return value }
+        // Ids: Foundation's own reading of a UUID's string calls `sscanf`.
+        if type == UUID.self {
+            guard let value = UUID(text: try self.string(node)) else { throw CompactJSON.Unsupported() }
+            return unsafeBitCast(value, to: T.self)
+        }
         // JSONDecoder reads these from strings, base64 or numbers of its own choosing.
         if type == Date.self || type == Data.self || type == URL.self || type == Decimal.self { throw CompactJSON.Unsupported() }
         return try T(from: CompactNodeDecoder(node: node, codingPath: codingPath(), decoding: T.self))

@@ -1,4 +1,5 @@
 import Foundation
+import TextCoding
 
 /// A Swift type a result cell (text format) can be read as. `Optional` of a decodable type
 /// reads SQL NULL as `nil`; every other type rejects NULL.
@@ -57,7 +58,7 @@ extension Bool: PostgresDecodable {
 
 extension UUID: PostgresDecodable {
     public static func decode(postgresText text: String, type: PostgresDataType) -> UUID? {
-        UUID(uuidString: text)
+        UUID(text: text)
     }
 }
 

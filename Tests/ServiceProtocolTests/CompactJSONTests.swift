@@ -156,6 +156,18 @@ import Testing
         let mixed = Mixed(ratio: 0.1, at: Date(timeIntervalSinceReferenceDate: 12.5), blob: Data([1, 2, 3]))
         #expect(throws: CompactJSON.Unsupported.self) { try CompactJSONEncoder.encode(mixed) }
         #expect(try JSONCoders.decode(Mixed.self, from: try JSONCoders.encode(mixed)) == mixed)
+
+        // Ids: the compact decoder reads the canonical form itself and leaves the rest to
+        // Foundation, which decides as it always did (its `sscanf` takes a `+` in a field).
+        struct Owner: Codable, Equatable { var id: UUID; var other: UUID? }
+        let id = UUID.random()
+        let canonical = Data(#"{"id":"\#(id.uuidString.lowercased())","other":null}"#.utf8)
+        #expect(try canonical.withUnsafeBytes { try CompactJSONDecoder.decode(Owner.self, from: $0) } == Owner(id: id, other: nil))
+        let lax = Data(#"{"id":"+ba7b810-9dad-11d1-80b4-00c04fd430c8"}"#.utf8)
+        #expect(throws: CompactJSON.Unsupported.self) { try lax.withUnsafeBytes { try CompactJSONDecoder.decode(Owner.self, from: $0) } }
+        #expect(try JSONCoders.decode(Owner.self, from: lax) == (try JSONDecoder().decode(Owner.self, from: lax)))
+        let invalid = Data(#"{"id":"not-an-id"}"#.utf8)
+        #expect(throws: DecodingError.self) { try JSONCoders.decode(Owner.self, from: invalid) }
     }
 
     @Test func encoderDeclinesWhatItCannotWriteInOnePass() {

@@ -104,8 +104,10 @@ public final class RPCServer: Service, Sendable {
                 try await self.listener.executeThenClose { inbound in
                     for try await connection in inbound {
                         guard self.admit(connection) else { continue }
+                        // Counted here, before the next accept: tracked in the child task, a
+                        // connection could go uncounted while the next one was admitted.
+                        self.track(connection)
                         group.addTask {
-                            self.track(connection)
                             await withTaskCancellationHandler {
                                 try? await connection.closeFuture.get()
                             } onCancel: {
