@@ -75,7 +75,7 @@ let package = Package(
         // How opaque values are spelled as text: base64url, random UUIDs.
         .target(name: "TextCoding", path: "Shared/TextCoding"),
         .target(name: "Postgres", dependencies: ["CLibPQ", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Postgres"),
-        .target(name: "Redis", dependencies: ["CHiredis", nio, nioPosix, logging, metrics], path: "Shared/Redis"),
+        .target(name: "Redis", dependencies: ["CHiredis", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Redis"),
         .target(
             name: "ServiceKit",
             dependencies: ["ServiceProtocol", "Postgres", "Redis", nio, nioPosix, logging, lifecycle, metrics, prometheus, hummingbird],

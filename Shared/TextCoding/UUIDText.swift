@@ -20,21 +20,12 @@ extension UUID {
             var index = 0
             for byte in 0..<16 {
                 if index == 8 || index == 13 || index == 18 || index == 23 { index += 1 }
-                guard let high = Self.nibble(bytes[index]), let low = Self.nibble(bytes[index + 1]) else { return false }
+                guard let high = HexDigit.value(bytes[index]), let low = HexDigit.value(bytes[index + 1]) else { return false }
                 out[byte] = high << 4 | low
                 index += 2
             }
             return true
         }
         return complete ? uuid : nil
-    }
-
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

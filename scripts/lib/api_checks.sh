@@ -70,7 +70,7 @@ run_api_checks() (
   SCREENSHOT_DIR=$reports/screenshots "$venv/bin/python" Tests/API/admin_console_test.py || status=1
 
   echo "api checks: schemathesis against $GATEWAY_URL"
-  SCHEMATHESIS_HOOKS=conformance_hooks "$venv/bin/st" run openapi.yaml --url "$GATEWAY_URL" \
+  SCHEMATHESIS_HOOKS=conformance_hooks "$venv/bin/st" --config-file Tests/API/schemathesis.toml run openapi.yaml --url "$GATEWAY_URL" \
     --checks all --exclude-checks "$api_check_exclusions" \
     --phases examples,coverage,fuzzing,stateful --max-examples "$API_CHECK_MAX_EXAMPLES" --max-time "$API_CHECK_MAX_TIME" \
     --workers 1 --request-timeout 20 --suppress-health-check all \
