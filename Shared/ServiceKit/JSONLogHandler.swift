@@ -84,7 +84,7 @@ public struct TextLogHandler: LogHandler {
         Self.output.withLock { _ in LogLine.write(line) }
     }
 
-    /// The line of `event` without its time: `" <level> <label>: <key=value ...> [<source>] <message>\n"`,
+    /// The line of `event` at `time`: `<time> <level> <label>: <key=value ...> [<source>] <message>\n`,
     /// metadata sorted by key, written straight into the bytes (the gateway writes one per request).
     func line(for event: LogEvent, time: timespec = LogLine.now()) -> [UInt8] {
         var line: [UInt8] = []

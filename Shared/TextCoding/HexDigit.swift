@@ -1,4 +1,4 @@
-/// Hexadecimal digits in text: ids, bytea.
+/// Hexadecimal digits in text: ids, bytea, percent-escapes.
 public enum HexDigit {
     /// The value of `byte` as one hexadecimal digit (either case); nil for any other byte.
     @inlinable

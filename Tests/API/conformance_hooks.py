@@ -27,25 +27,26 @@ def admin_cookie():
     cookie = credentials["admin"]
     if cookie and answers("/admin/api/users?limit=1", {"Cookie": "admin_session=" + cookie}):
         return cookie
+    credentials["admin"] = waiting_out_rate_limits("admin login", stack.admin_cookie)
+    return credentials["admin"]
+
+
+def waiting_out_rate_limits(what, call):
+    """`call()`, tried up to three times, each 429 waited out as the gateway's Retry-After says."""
     for _ in range(3):
         try:
-            credentials["admin"] = stack.admin_cookie()
-            return credentials["admin"]
+            return call()
         except stack.RateLimited as limited:
             time.sleep(limited.retry_after + 1)
-    raise AssertionError("the admin login stayed rate limited")
+    raise AssertionError(f"the {what} stayed rate limited")
 
 
 def signed_in_token():
     """A fresh access token of the run's user. The run ends its sessions often (logout, session
     revocation, account deletion): on a fast machine the renewals alone can pass the sign-in
-    limit of the side address, so a 429 is waited out as the gateway's Retry-After says."""
-    for _ in range(3):
-        try:
-            return stack.sign_in(SUBJECT, EMAIL, device_name="schemathesis")["access_token"]
-        except stack.RateLimited as limited:
-            time.sleep(limited.retry_after + 1)
-    raise AssertionError("the sign-in stayed rate limited")
+    limit of the side address, so its 429s are waited out too."""
+    return waiting_out_rate_limits(
+        "sign-in", lambda: stack.sign_in(SUBJECT, EMAIL, device_name="schemathesis")["access_token"])
 
 
 def sign_in():

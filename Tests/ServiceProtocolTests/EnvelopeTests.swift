@@ -8,9 +8,12 @@ import Testing
 @Suite struct EnvelopeTests {
     private func members(_ json: String) throws -> [String: String] {
         let bytes = Array(json.utf8)
-        let found = try bytes.withUnsafeBytes { try JSONObjectScanner.members(of: $0) }
         var result: [String: String] = [:]
-        for member in found { result[member.key] = String(decoding: bytes[member.value], as: UTF8.self) }
+        try bytes.withUnsafeBytes { raw in
+            try JSONObjectScanner.forEachMember(of: raw) { key, value in
+                result[String(decoding: raw[key], as: UTF8.self)] = String(decoding: raw[value], as: UTF8.self)
+            }
+        }
         return result
     }
 

@@ -45,10 +45,10 @@ struct FrameEnvelope {
 
     init(_ frame: ByteBuffer) throws {
         self.frame = frame
-        var ranges = InlineArray<8, Range<Int>?>(repeating: nil)
-        let fault: Invalid?? = frame.withUnsafeReadableBytes { bytes in
-            do {
-                var fault: Invalid?
+        // The first ambiguous member, reported only if the whole frame is well-formed JSON.
+        var fault: Invalid?
+        do {
+            try frame.withUnsafeReadableBytes { bytes in
                 try JSONObjectScanner.forEachMember(of: bytes) { keyRange, value in
                     guard fault == nil else { return }
                     let key = bytes[keyRange]
@@ -57,33 +57,25 @@ struct FrameEnvelope {
                     // either way. An envelope needs neither, so both are refused.
                     if key.contains(UInt8(ascii: "\\")) {
                         fault = Invalid(message: "Escaped member name")
-                        return
+                    } else if let member = Member.named(key) {
+                        if self.ranges[member.rawValue] == nil {
+                            self.ranges[member.rawValue] = value
+                        } else {
+                            fault = Invalid(message: "Duplicate member \(member.name)")
+                        }
                     }
-                    guard let member = Member.named(key) else { return }
-                    guard ranges[member.rawValue] == nil else {
-                        fault = Invalid(message: "Duplicate member \(member.name)")
-                        return
-                    }
-                    ranges[member.rawValue] = value
                 }
-                return .some(fault)
-            } catch {
-                return .none
             }
+        } catch {
+            throw Invalid(message: "Malformed JSON")
         }
-        guard let fault else { throw Invalid(message: "Malformed JSON") }
         if let fault { throw fault }
-        self.ranges = ranges
     }
 
     /// The range of `member`'s value; nil when absent or `null`.
     private func range(_ member: Member) -> Range<Int>? {
         guard let range = self.ranges[member.rawValue], !self.isNull(range) else { return nil }
         return range
-    }
-
-    func contains(_ member: Member) -> Bool {
-        self.range(member) != nil
     }
 
     /// The raw bytes of a member's value; nil when absent or `null`.

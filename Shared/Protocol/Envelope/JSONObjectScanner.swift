@@ -4,12 +4,6 @@
 /// It checks the object's structure (strings, brackets, literals, separators, nothing after
 /// the closing brace); the values it does not read are checked by whoever decodes them.
 struct JSONObjectScanner {
-    /// One member: its key (escape sequences left as written) and the byte range of its value.
-    struct Member {
-        var key: String
-        var value: Range<Int>
-    }
-
     struct Malformed: Error {}
 
     private let bytes: UnsafeRawBufferPointer
@@ -17,15 +11,6 @@ struct JSONObjectScanner {
 
     private init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
-    }
-
-    /// The members of the object that `bytes` holds, in order.
-    static func members(of bytes: UnsafeRawBufferPointer) throws -> [Member] {
-        var members: [Member] = []
-        try self.forEachMember(of: bytes) { key, value in
-            members.append(Member(key: String(decoding: bytes[key], as: UTF8.self), value: value))
-        }
-        return members
     }
 
     /// Calls `body` with the byte range of each member's key (inside its quotes, escapes left
