@@ -73,6 +73,24 @@ import Testing
         }
     }
 
+    /// `query` is at most 256 characters as sent (code points, as openapi.yaml's `maxLength`
+    /// counts them), whatever trimming its spaces would leave.
+    @Test func listUsersRejectsAQueryOverTheLimitAsSent() async throws {
+        try await IdentityHarness.run { harness in
+            let atLimit = try await harness.client.call(
+                Identity.listUsers, ListUsersParams(query: String(repeating: "q", count: 256)))
+            #expect(atLimit.users.isEmpty)
+            for query in [
+                String(repeating: "q", count: 257), "\u{91}" + String(repeating: "\t", count: 256),
+                String(repeating: "e\u{301}", count: 129),
+            ] {
+                await expectRPCError(.badRequest) {
+                    _ = try await harness.client.call(Identity.listUsers, ListUsersParams(query: query))
+                }
+            }
+        }
+    }
+
     @Test func deletingAUserRemovesItsIdentitiesAndIsIdempotent() async throws {
         try await IdentityHarness.run { harness in
             let subject = uniqueSubject()

@@ -35,8 +35,10 @@ extension IdentityBackend {
                 guard let parsed = UserCursor(text: text) else { throw IdentityError.badRequest("cursor is not valid") }
                 cursor = parsed
             }
+            // At most 256 characters as sent (openapi.yaml's `maxLength`, which counts code
+            // points), before the spaces around it are dropped.
+            guard (params.query?.unicodeScalars.count ?? 0) <= 256 else { throw IdentityError.badRequest("query is too long") }
             let query = params.query?.trimmingCharacters(in: .whitespaces)
-            guard (query?.count ?? 0) <= 256 else { throw IdentityError.badRequest("query is too long") }
             guard query.map(StorableText.isStorable) ?? true else {
                 throw IdentityError.badRequest("query must not contain NUL characters")
             }
