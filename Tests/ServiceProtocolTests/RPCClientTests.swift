@@ -1,6 +1,7 @@
 import Foundation
-import NIOCore
 import Logging
+import NIOCore
+import NIOPosix
 import Synchronization
 import TestSupport
 import Testing
@@ -177,6 +178,41 @@ import Testing
             }
         }
         #expect(answered)
+    }
+
+    @Test func aCallMadeOnAnEventLoopTakesTheConnectionOnThatLoop() async throws {
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 3)
+        try await withServer { server in
+            let client = RPCClient(
+                configuration: clientConfiguration(ports: [server.port]), logger: .init(label: "t"), eventLoopGroup: loops)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await client.run() }
+                defer { group.cancelAll() }
+                // By default one connection per loop (at least two).
+                try await waitUntil("a connection per loop") { client.healthyConnectionCount == 3 }
+                for loop in loops.makeIterator() {
+                    for _ in 0..<4 {
+                        let picked = try await loop.submit { () -> (any EventLoop)? in
+                            guard case .connection(let connection) = client.pick(excluding: []) else { return nil }
+                            return connection.channel.eventLoop
+                        }.get()
+                        #expect(picked === loop)
+                    }
+                }
+                // Off the loops, picks go round all the connections.
+                var seen = Set<ObjectIdentifier>()
+                for _ in 0..<3 {
+                    if case .connection(let connection) = client.pick(excluding: []) { seen.insert(ObjectIdentifier(connection)) }
+                }
+                #expect(seen.count == 3)
+                // A call begun on a loop is answered.
+                let echo = try await loops.next().makeFutureWithTask {
+                    try await client.call("test.echo", Echo(value: 7), as: Echo.self)
+                }.get()
+                #expect(echo.value == 7)
+            }
+        }
+        try await loops.shutdownGracefully()
     }
 }
 

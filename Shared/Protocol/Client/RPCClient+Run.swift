@@ -60,7 +60,7 @@ extension RPCClient {
             state.addresses = addresses
             var wanted: Set<Slot> = []
             for key in addresses.keys {
-                for index in 0..<self.configuration.connectionsPerAddress {
+                for index in 0..<self.slotsPerAddress {
                     wanted.insert(Slot(address: key, index: index))
                 }
             }
@@ -87,7 +87,7 @@ extension RPCClient {
         while let address = self.state.withLock({ $0.wanted.contains(slot) ? $0.addresses[slot.address] : nil }) {
             do {
                 let connection = try await RPCClientConnection.connect(
-                    to: address, configuration: self.configuration, eventLoopGroup: self.eventLoopGroup)
+                    to: address, configuration: self.configuration, eventLoop: self.eventLoop(for: slot))
                 if failures > 0 {
                     self.logger.info("Reconnected", metadata: ["rpc.address": "\(slot.address)"])
                 }
@@ -117,6 +117,12 @@ extension RPCClient {
             let delay = self.backoff(afterFailures: failures)
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: delay) }
         }
+    }
+
+    /// The event loop of a slot's connection: the slots of an address go round the loops, so
+    /// that with a connection per loop a call finds one on the loop it runs on.
+    func eventLoop(for slot: Slot) -> any EventLoop {
+        self.eventLoops[slot.index % self.eventLoops.count]
     }
 
     private func register(_ connection: RPCClientConnection, for slot: Slot) -> Bool {

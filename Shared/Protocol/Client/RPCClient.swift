@@ -9,10 +9,11 @@ import Synchronization
 
 /// A pooled client of one service, over all of that service's endpoints.
 ///
-/// `run()` (a `Service`) keeps `connectionsPerAddress` authenticated connections to every
-/// address the endpoints resolve to, reconnecting with backoff and re-resolving names
-/// periodically. `call` picks a healthy connection round robin and retries on another one
-/// only when that is safe: the request never left, or the caller marked the call idempotent.
+/// `run()` (a `Service`) keeps `slotsPerAddress` authenticated connections to every address the
+/// endpoints resolve to, spread over the event loops, reconnecting with backoff and re-resolving
+/// names periodically. `call` picks a healthy connection round robin (one on its own event loop
+/// when there is one) and retries on another one only when that is safe: the request never
+/// left, or the caller marked the call idempotent.
 public final class RPCClient: Service, Sendable {
     /// Client settings; every field but the endpoints and token has a default.
     public struct Configuration: Sendable {
@@ -24,7 +25,9 @@ public final class RPCClient: Service, Sendable {
         public var callerName: String
         /// The shared `SERVICE_TOKEN`.
         public var serviceToken: String
-        public var connectionsPerAddress: Int = 2
+        /// Connections to each address; by default one per event loop of the client's group, at
+        /// least two, so that a call finds one on the loop it runs on (see `eventLoop(for:)`).
+        public var connectionsPerAddress: Int?
         /// Deadline of a call that sets none.
         public var callTimeout: Duration = .seconds(5)
         public var connectTimeout: Duration = .seconds(2)
@@ -78,7 +81,8 @@ public final class RPCClient: Service, Sendable {
     public let configuration: Configuration
     let logger: Logger
     let metrics: RPCClientMetrics
-    let eventLoopGroup: MultiThreadedEventLoopGroup
+    /// The loops of the client's group, which its connections go round.
+    let eventLoops: [any EventLoop]
     let state = Mutex(State())
 
     public init(configuration: Configuration, logger: Logger, eventLoopGroup: MultiThreadedEventLoopGroup = .singleton) {
@@ -87,7 +91,13 @@ public final class RPCClient: Service, Sendable {
         logger[metadataKey: "rpc.service"] = "\(configuration.serviceName)"
         self.logger = logger
         self.metrics = RPCClientMetrics(service: configuration.serviceName)
-        self.eventLoopGroup = eventLoopGroup
+        self.eventLoops = Array(eventLoopGroup.makeIterator())
+    }
+
+    /// How many connections each address gets: `connectionsPerAddress`, or one per loop (at
+    /// least two).
+    var slotsPerAddress: Int {
+        self.configuration.connectionsPerAddress ?? max(2, self.eventLoops.count)
     }
 
     /// The number of connections ready for calls.
@@ -173,26 +183,47 @@ public final class RPCClient: Service, Sendable {
         RPCError(.serviceUnavailable, "The service is unavailable (\(what) \(self.configuration.serviceName))", retryable: true)
     }
 
-    /// The next healthy connection not yet tried by this call, round robin; waits for one while
-    /// none is healthy, until the deadline. Nil when every healthy one was tried.
+    /// The next healthy connection not yet tried by this call (see `pick(excluding:)`); waits for
+    /// one while none is healthy, until the deadline. Nil when every healthy one was tried.
     private func connection(excluding tried: Set<ObjectIdentifier>, until deadline: ContinuousClock.Instant) async throws -> RPCClientConnection? {
         while true {
-            let pick: RPCClientConnection?? = self.state.withLock { state in
-                if state.healthy.isEmpty { return .some(nil) }
-                for _ in 0..<state.healthy.count {
-                    state.next = (state.next + 1) % state.healthy.count
-                    let candidate = state.healthy[state.next]
-                    if !tried.contains(ObjectIdentifier(candidate)) { return candidate }
-                }
-                return nil
-            }
-            switch pick {
-            case .some(.some(let connection)): return connection
-            case .none: return nil
-            case .some(.none):
+            switch self.pick(excluding: tried) {
+            case .connection(let connection): return connection
+            case .allTried: return nil
+            case .noneHealthy:
                 guard ContinuousClock.now < deadline else { return nil }
                 try await Task.sleep(for: .milliseconds(5))
             }
+        }
+    }
+
+    enum Pick {
+        case connection(RPCClientConnection)
+        case noneHealthy
+        case allTried
+    }
+
+    /// The next healthy connection not yet tried, round robin, preferring those on the event
+    /// loop the caller runs on: the reply, read on the connection's loop, then resumes the
+    /// caller without a hop to another thread (and its request leaves without one).
+    func pick(excluding tried: Set<ObjectIdentifier>) -> Pick {
+        self.state.withLock { state in
+            let count = state.healthy.count
+            if count == 0 { return .noneHealthy }
+            var elsewhere: Int?
+            for step in 1...count {
+                let index = (state.next + step) % count
+                let candidate = state.healthy[index]
+                guard !tried.contains(ObjectIdentifier(candidate)) else { continue }
+                if candidate.channel.eventLoop.inEventLoop {
+                    state.next = index
+                    return .connection(candidate)
+                }
+                elsewhere = elsewhere ?? index
+            }
+            guard let elsewhere else { return .allTried }
+            state.next = elsewhere
+            return .connection(state.healthy[elsewhere])
         }
     }
 }

@@ -21,10 +21,10 @@ final class RPCClientConnection: Sendable {
     static func connect(
         to address: SocketAddress,
         configuration: RPCClient.Configuration,
-        eventLoopGroup: MultiThreadedEventLoopGroup
+        eventLoop: any EventLoop
     ) async throws -> RPCClientConnection {
         let maximumFrameSize = configuration.maximumFrameSize
-        let channel = try await ClientBootstrap(group: eventLoopGroup)
+        let channel = try await ClientBootstrap(group: eventLoop)
             .connectTimeout(.nanoseconds(Int64(configuration.connectTimeout.milliseconds * 1_000_000)))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
