@@ -82,16 +82,16 @@ let package = Package(
             path: "Shared/ServiceKit"),
 
         // Services: a library with the logic and a thin executable each.
-        .target(name: "IdentityAPI", dependencies: ["ServiceProtocol"], path: "Services/identity/Sources/IdentityAPI"),
+        .target(name: "IdentityAPI", dependencies: ["ServiceProtocol", "TextCoding"], path: "Services/identity/Sources/IdentityAPI"),
         .target(
             name: "IdentityService",
             dependencies: [
-                "IdentityAPI", "ServiceKit", "ServiceProtocol", "Postgres", "Redis", jwt, crypto, httpClient, metrics, logging, lifecycle, nio,
+                "IdentityAPI", "ServiceKit", "ServiceProtocol", "TextCoding", "Postgres", "Redis", jwt, crypto, httpClient, metrics, logging, lifecycle, nio,
                 nioHTTP1,
             ],
             path: "Services/identity/Sources/IdentityService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "identity", dependencies: ["IdentityService", "ServiceKit"], path: "Services/identity/Sources/identity"),
-        .target(name: "TokensAPI", dependencies: ["ServiceProtocol"], path: "Services/tokens/Sources/TokensAPI"),
+        .target(name: "TokensAPI", dependencies: ["ServiceProtocol", "TextCoding"], path: "Services/tokens/Sources/TokensAPI"),
         // The access token's claims as JWTKit signs and verifies them: tokens and the gateway share them.
         .target(name: "TokensJWT", dependencies: ["TokensAPI", jwt], path: "Services/tokens/Sources/TokensJWT"),
         .target(

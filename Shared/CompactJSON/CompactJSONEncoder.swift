@@ -1,4 +1,5 @@
 import Foundation
+import TextCoding
 
 /// An `Encoder` that writes JSON as values arrive instead of building a tree first, for the
 /// plain values our RPC payloads are made of: objects, arrays, strings, integers, booleans
@@ -102,6 +103,12 @@ final class CompactJSONWriter {
             self.writeString(unsafeBitCast(value, to: String.self))
         } else if type == Bool.self {
             self.bytes.append(contentsOf: unsafeBitCast(value, to: Bool.self) ? "true".utf8 : "false".utf8)
+        } else if type == UUID.self {
+            // Foundation writes `uuidString` (uppercase), which formats with `snprintf`.
+            let uuid = unsafeBitCast(value, to: UUID.self)
+            let start = self.bytes.count + 1
+            self.bytes.append(contentsOf: repeatElement(UInt8(ascii: "\""), count: 38))
+            self.bytes.withUnsafeMutableBufferPointer { _ = uuid.writeUppercaseText(into: .init(rebasing: $0[start..<start + 36])) }
         } else if type == [String].self {
             // Lists of item ids: written here rather than element by element through a container.
             self.bytes.append(UInt8(ascii: "["))

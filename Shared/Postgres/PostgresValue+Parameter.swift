@@ -1,4 +1,5 @@
 import CLibPQ
+import TextCoding
 
 /// The bind parameters of one statement laid out the way `PQexecParams` wants them:
 /// text values NUL-terminated, bytea sent in binary format, everything in one buffer.
@@ -39,7 +40,7 @@ struct EncodedParameters {
             appendText(string)
         case .int(let int): appendText(String(int))
         case .bool(let bool): appendText(bool ? "t" : "f")
-        case .uuid(let uuid): appendText(uuid.uuidString)
+        case .uuid(let uuid): appendText(uuid.lowercasedText)
         case .timestamp(let date): appendText(TimestampText.format(date))
         case .double(let double): appendText(Self.text(for: double))
         }

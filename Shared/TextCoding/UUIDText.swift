@@ -28,4 +28,36 @@ extension UUID {
         }
         return complete ? uuid : nil
     }
+
+    /// The UUID spelled `8-4-4-4-12` in lowercase hexadecimal, as ids appear in the API, tokens
+    /// and logs: `uuidString.lowercased()` without its `snprintf` and second string.
+    public var lowercasedText: String {
+        String(unsafeUninitializedCapacity: 36) { Self.spell(self.uuid, into: $0, digits: Self.lowercaseDigits) }
+    }
+
+    /// The 36 bytes of the UUID's text, uppercase as `uuidString` spells it (JSON encoding
+    /// writes that); `bytes` is at least 36 long. Returns 36.
+    public func writeUppercaseText(into bytes: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        Self.spell(self.uuid, into: bytes, digits: Self.uppercaseDigits)
+    }
+
+    private static let lowercaseDigits: StaticString = "0123456789abcdef"
+    private static let uppercaseDigits: StaticString = "0123456789ABCDEF"
+
+    private static func spell(_ uuid: uuid_t, into out: UnsafeMutableBufferPointer<UInt8>, digits: StaticString) -> Int {
+        let digits = UnsafeBufferPointer(start: digits.utf8Start, count: 16)
+        withUnsafeBytes(of: uuid) { bytes in
+            var index = 0
+            for byte in 0..<16 {
+                if byte == 4 || byte == 6 || byte == 8 || byte == 10 {
+                    out[index] = UInt8(ascii: "-")
+                    index += 1
+                }
+                out[index] = digits[Int(bytes[byte] >> 4)]
+                out[index + 1] = digits[Int(bytes[byte] & 0x0F)]
+                index += 2
+            }
+        }
+        return 36
+    }
 }

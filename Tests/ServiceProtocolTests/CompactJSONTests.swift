@@ -58,6 +58,22 @@ import Testing
 
     /// Lists of strings take a path of their own (item ids): the same bytes as Foundation's,
     /// at the top, inside an object, empty, and with characters to escape.
+    @Test func idsAreWrittenAsFoundationWritesThem() throws {
+        struct Params: Encodable {
+            // In sorted order: the compact encoder writes members in encode order.
+            var maybe: UUID?
+            var others: [UUID]
+            var user_id: UUID
+        }
+        let sorted = JSONEncoder()
+        sorted.outputFormatting = .sortedKeys
+        for _ in 0..<20 {
+            let params = Params(maybe: UUID.random(), others: [UUID.random(), UUID.random()], user_id: UUID.random())
+            #expect(try CompactJSONEncoder.encode(params) == Array(try sorted.encode(params)))
+            #expect(try CompactJSONEncoder.encode(params.user_id) == Array(try self.foundationJSON(params.user_id)))
+        }
+    }
+
     @Test func stringListsAreWrittenAsFoundationWritesThem() throws {
         struct Params: Encodable {
             // In sorted order: the compact encoder writes members in encode order.

@@ -36,6 +36,51 @@ import Testing
         #expect(throws: JSONObjectScanner.Malformed.self) { try self.members(json) }
     }
 
+    @Test func stringsEndAndEscapeAtEveryOffsetOfAWord() throws {
+        // The scanner passes over eight bytes of a string at a time: a quote, backslash or
+        // control character anywhere among them must still be seen.
+        let cases: [(inside: String, valid: Bool)] = [
+            (#"\""#, true), (#"\\"#, true), (#"\u0041"#, true), ("\n", false), ("\u{1F}", false), ("\u{7F}", true), ("✓", true),
+        ]
+        for offset in 0..<20 {
+            let pad = String(repeating: "é", count: offset / 2) + String(repeating: "a", count: offset % 2)
+            let tail = String(repeating: "z", count: 19 - offset)
+            for (inside, valid) in cases {
+                let text = "\"" + pad + inside + tail + "\""
+                let json = #"{"a":"# + text + #","b":[{"c":"x"}]}"#
+                if valid {
+                    let found = try self.members(json)
+                    #expect(found["a"] == text)
+                    #expect(found["b"] == #"[{"c":"x"}]"#)
+                } else {
+                    #expect(throws: JSONObjectScanner.Malformed.self, "\(offset) \(inside.debugDescription)") { try self.members(json) }
+                }
+            }
+            // A string that ends at that offset, followed by another member.
+            let found = try self.members(#"{"a":"# + "\"" + pad + "\"" + #","b":1}"#)
+            #expect(found["a"] == "\"" + pad + "\"")
+            #expect(found["b"] == "1")
+        }
+        #expect(!JSONObjectScanner.mayEndOrEscape(0x2020_2020_2020_2020))
+        #expect(!JSONObjectScanner.mayEndOrEscape(0xFFFF_FFFF_FFFF_FFFF))
+        #expect(JSONObjectScanner.mayEndOrEscape(0x7E7E_7E7E_7E7E_7E22))
+        #expect(JSONObjectScanner.mayEndOrEscape(0x5C7E_7E7E_7E7E_7E7E))
+        #expect(JSONObjectScanner.mayEndOrEscape(0x7E7E_7E1F_7E7E_7E7E))
+    }
+
+    @Test func bracketsAreMatchedBeyondSixtyFourLevels() throws {
+        for depth in [1, 63, 64, 65, 200] {
+            let nested = String(repeating: #"{"k":["#, count: depth) + "1" + String(repeating: "]}", count: depth)
+            #expect(try self.members(#"{"a":"# + nested + #","b":2}"#)["a"] == nested)
+            // One bracket pair swapped at the deepest level, and at the outermost.
+            let innerSwap = String(repeating: #"{"k":["#, count: depth) + "1}]" + String(repeating: "]}", count: depth - 1)
+            let outerSwap = String(repeating: #"{"k":["#, count: depth) + "1" + String(repeating: "]}", count: depth - 1) + "}]"
+            for wrong in [innerSwap, outerSwap] {
+                #expect(throws: JSONObjectScanner.Malformed.self) { try self.members(#"{"a":"# + wrong + "}") }
+            }
+        }
+    }
+
     @Test func requestFieldsAreReadAndParamsKeptAsBytes() throws {
         let frame = ByteBuffer(string: #"{"v":1,"id":18446744073709551615,"method":"a\u002eb","request_id":"r\"1","params":{"x":1}}"#)
         let request = try IncomingRequest(frame)

@@ -17,6 +17,21 @@ import TextCoding
         #expect(UUID(text: "FfFfFfFf-ffff-FFFF-ffff-ffffffffffff") == UUID(uuidString: "ffffffff-ffff-ffff-ffff-ffffffffffff"))
     }
 
+    @Test func idsAreSpelledAsFoundationSpellsThem() {
+        var ids = (0..<200).map { _ in UUID.random() }
+        ids.append(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+        ids.append(UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
+        ids.append(UUID(uuidString: "6BA7B810-9DAD-11D1-80B4-00C04FD430C8")!)
+        for id in ids {
+            #expect(id.lowercasedText == id.uuidString.lowercased())
+            var bytes = [UInt8](repeating: 0, count: 40)
+            let written = bytes.withUnsafeMutableBufferPointer { id.writeUppercaseText(into: $0) }
+            #expect(written == 36)
+            #expect(Array(bytes[..<36]) == Array(id.uuidString.utf8))
+            #expect(bytes[36...].allSatisfy { $0 == 0 }, "nothing past the 36 bytes")
+        }
+    }
+
     @Test(arguments: [
         "", "0", "6ba7b810-9dad-11d1-80b4-00c04fd430c", "6ba7b810-9dad-11d1-80b4-00c04fd430c88",
         "6ba7b8109dad11d180b400c04fd430c8", "6ba7b810-9dad-11d1-80b4_00c04fd430c8", "6ba7b81-09dad-11d1-80b4-00c04fd430c8",

@@ -70,32 +70,57 @@ struct JSONObjectScanner {
         }
     }
 
-    /// Skips a nested object or array, matching brackets and skipping strings.
+    /// Skips a nested object or array, matching brackets and skipping strings. The open
+    /// brackets are bits of a word (1 for an object) while they are at most 64 deep, and an
+    /// array beyond: no allocation for the usual result.
     private mutating func container() throws {
-        var stack: [UInt8] = []
+        var open: UInt64 = 0
+        var depth = 0
+        var deeper: [Bool] = []
         repeat {
             guard let byte = self.peek() else { throw Malformed() }
             switch byte {
-            case UInt8(ascii: "{"): stack.append(UInt8(ascii: "}")); self.index += 1
-            case UInt8(ascii: "["): stack.append(UInt8(ascii: "]")); self.index += 1
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let isObject = byte == UInt8(ascii: "{")
+                if depth < 64 {
+                    open = open << 1 | (isObject ? 1 : 0)
+                } else {
+                    deeper.append(isObject)
+                }
+                depth += 1
+                self.index += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                guard stack.popLast() == byte else { throw Malformed() }
+                guard depth > 0 else { throw Malformed() }
+                let wasObject: Bool
+                if depth > 64 {
+                    wasObject = deeper.removeLast()
+                } else {
+                    wasObject = open & 1 == 1
+                    open >>= 1
+                }
+                guard wasObject == (byte == UInt8(ascii: "}")) else { throw Malformed() }
+                depth -= 1
                 self.index += 1
             case UInt8(ascii: "\""): _ = try self.string()
             case 0..<0x20 where !Self.isWhitespace(byte): throw Malformed()
             default: self.index += 1
             }
-        } while !stack.isEmpty
+        } while depth > 0
     }
 
     /// Skips a string and returns its range, quotes included. Most of a result's bytes are
-    /// inside strings: the loop keeps its position in a local.
+    /// inside strings: the loop keeps its position in a local and passes over eight bytes at a
+    /// time while none of them is a quote, a backslash or a control character.
     private mutating func string() throws -> Range<Int> {
         let start = self.index
         try self.expect(UInt8(ascii: "\""))
         var index = self.index
         let end = self.bytes.count
         while index < end {
+            if index + 8 <= end, !Self.mayEndOrEscape(self.bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                index += 8
+                continue
+            }
             let byte = self.bytes[index]
             index += 1
             if byte == UInt8(ascii: "\"") {
@@ -110,6 +135,19 @@ struct JSONObjectScanner {
             }
         }
         throw Malformed()
+    }
+
+    /// Whether any of the eight bytes of `word` is a quote, a backslash or below 0x20 (exact:
+    /// the borrows of these tests never make a byte look like one it is not).
+    @inline(__always)
+    static func mayEndOrEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+        let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+        let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+        let control = (word &- ones &* 0x20) & ~word & highs != 0
+        return hasZeroByte(quote) || hasZeroByte(backslash) || control
     }
 
     private mutating func literal(_ word: StaticString) throws {

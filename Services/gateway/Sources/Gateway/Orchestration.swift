@@ -3,6 +3,7 @@ import Foundation
 import IdentityAPI
 import Logging
 import ServiceProtocol
+import TextCoding
 import TokensAPI
 
 /// The calls that span backends: sign-in (identity, then tokens), refresh (tokens, then the
@@ -98,7 +99,7 @@ struct Orchestration: Sendable {
             self.userChanged(userID)
         }
         try await self.administration.delete(userID, requestID: context.requestID)
-        context.logger.info("Account deleted", metadata: ["deleted.user.id": "\(userID.uuidString.lowercased())"])
+        context.logger.info("Account deleted", metadata: ["deleted.user.id": "\(userID.lowercasedText)"])
     }
 
     /// Deactivates a user (no sign-in, link or refresh) and kills every session and access

@@ -1,5 +1,6 @@
 import Foundation
 import ServiceProtocol
+import TextCoding
 
 /// A user as the API shows it (DESIGN.md section 6), plus `identities` where asked for.
 public struct User: Sendable, Codable, Equatable {
@@ -58,7 +59,7 @@ public struct User: Sendable, Codable, Equatable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id.uuidString.lowercased(), forKey: .id)
+        try container.encode(self.id.lowercasedText, forKey: .id)
         try container.encode(self.email, forKey: .email)
         try container.encode(self.emailVerified, forKey: .emailVerified)
         try container.encode(self.displayName, forKey: .displayName)

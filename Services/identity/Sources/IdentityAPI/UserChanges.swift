@@ -1,4 +1,5 @@
 import Foundation
+import TextCoding
 
 /// The Redis channel on which identity announces that a user changed, so that a reader that
 /// keeps users (the gateway's user cache) drops its copy (docs/protocol.md, "User changes").
@@ -24,7 +25,7 @@ public enum UserChanges {
 
         /// The text published for a change of `user`.
         public static func text(user: UUID) -> String {
-            #"{"kind":"user","user_id":"\#(user.uuidString.lowercased())"}"#
+            #"{"kind":"user","user_id":"\#(user.lowercasedText)"}"#
         }
 
         /// The user a published text names; nil when the text is not a user message.

@@ -1,17 +1,18 @@
 import Foundation
+import TextCoding
 
 /// The Redis names of the revocation copy: written by `tokens`, read by the gateway and any
 /// other reader (docs/revocation.md).
 public enum RevocationKeys {
     /// Present (value: the reason) while a revoked session's access tokens may still live.
     public static func session(_ sessionID: UUID) -> String {
-        "latchkey:revoked:session:\(sessionID.uuidString.lowercased())"
+        "latchkey:revoked:session:\(sessionID.lowercasedText)"
     }
 
     /// The user's not-before (Unix seconds with milliseconds, `notBeforeValue`): access tokens
     /// with `iat` below it are dead.
     public static func user(_ userID: UUID) -> String {
-        "latchkey:revoked:user:\(userID.uuidString.lowercased())"
+        "latchkey:revoked:user:\(userID.lowercasedText)"
     }
 
     /// How a not-before is written: Unix seconds with three decimals (`1767225600.123`), so that

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import TextCoding
 
 /// Requires `Authorization: Bearer <access token>`: verifies it locally, then checks the
 /// revocation copy in Redis, and puts the caller in the context. A token revoked because its
@@ -32,7 +33,7 @@ struct AuthMiddleware: RouterMiddleware {
         }
         var context = context
         context.caller = verified.caller
-        context.logger[metadataKey: "user.id"] = "\(verified.caller.userID.uuidString.lowercased())"
+        context.logger[metadataKey: "user.id"] = "\(verified.caller.userID.lowercasedText)"
         return try await next(request, context)
     }
 

@@ -10,7 +10,7 @@ import ServiceProtocol
 /// and error bodies to report it), and sets it on the response. Logs one line per request with its status and duration.
 struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let requestID = request.headers[.requestID].flatMap(Self.sanitized) ?? UUID.random().uuidString.lowercased()
+        let requestID = request.headers[.requestID].flatMap(Self.sanitized) ?? UUID.random().lowercasedText
         var context = context
         context.logger[metadataKey: "request.id"] = "\(requestID)"
         let start = ContinuousClock.now

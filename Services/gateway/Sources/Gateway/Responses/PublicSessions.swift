@@ -1,4 +1,5 @@
 import Foundation
+import TextCoding
 import TokensAPI
 
 /// `GET /api/v1/auth/sessions`: the live sessions `tokens.listSessions` returns, each marked
@@ -25,7 +26,7 @@ struct PublicSessions: Encodable {
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(self.summary.id.uuidString.lowercased(), forKey: .id)
+            try container.encode(self.summary.id.lowercasedText, forKey: .id)
             try container.encode(self.summary.deviceName, forKey: .deviceName)
             try container.encode(self.summary.createdAt, forKey: .createdAt)
             try container.encode(self.summary.lastUsedAt, forKey: .lastUsedAt)

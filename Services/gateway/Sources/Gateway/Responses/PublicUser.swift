@@ -1,4 +1,5 @@
 import IdentityAPI
+import TextCoding
 
 /// A user as the public API shows it (DESIGN.md section 6): identity's `User` without
 /// `is_active` and the linked identities, which only the admin surface shows (it sends
@@ -17,7 +18,7 @@ struct PublicUser: Encodable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.user.id.uuidString.lowercased(), forKey: .id)
+        try container.encode(self.user.id.lowercasedText, forKey: .id)
         try container.encode(self.user.email, forKey: .email)
         try container.encode(self.user.emailVerified, forKey: .emailVerified)
         try container.encode(self.user.displayName, forKey: .displayName)

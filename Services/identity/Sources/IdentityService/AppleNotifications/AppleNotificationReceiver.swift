@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import IdentityAPI
 import Logging
+import TextCoding
 
 /// `identity.appleNotification`: verifies the JWS, applies the event once, logs it and counts
 /// it in `identity_apple_notifications_total{type,outcome}` (outcome `applied`, `repeated`,
@@ -28,7 +29,7 @@ struct AppleNotificationReceiver: Sendable {
             "apple.notification.jti": "\(notification.tokenID)", "apple.notification.type": "\(notification.kind.label)",
             "apple.notification.outcome": "\(result.outcome.rawValue)", "apple.notification.follow_up": "\(result.followUp.rawValue)",
         ]
-        if let userID = result.userID { metadata["user.id"] = "\(userID.uuidString.lowercased())" }
+        if let userID = result.userID { metadata["user.id"] = "\(userID.lowercasedText)" }
         if case .unknown(let type) = notification.kind { metadata["apple.notification.raw_type"] = "\(type.prefix(64))" }
         self.logger.info("Apple notification", metadata: metadata)
         return AppleNotificationResult(

@@ -2,6 +2,7 @@ import Foundation
 import IdentityAPI
 import Logging
 import Redis
+import TextCoding
 
 /// Announces committed user changes on `UserChanges.channel` (when identity has `REDIS_URL`).
 ///
@@ -20,7 +21,7 @@ struct UserChangePublisher: Sendable {
         } catch {
             self.logger.warning(
                 "Cannot announce a user change; gateways may show the old user until their cache lapses",
-                metadata: ["user.id": "\(user.uuidString.lowercased())", "error": "\(error)"])
+                metadata: ["user.id": "\(user.lowercasedText)", "error": "\(error)"])
         }
     }
 }

@@ -1,3 +1,4 @@
+import TextCoding
 import TokensAPI
 import Foundation
 import Logging
@@ -53,7 +54,7 @@ final class RevocationList: Sendable {
                 if publish {
                     commands.append([
                         "PUBLISH", RevocationKeys.channel,
-                        #"{"kind":"session","session_id":"\#(id.uuidString.lowercased())","user_id":"\#(userID.uuidString.lowercased())"}"#,
+                        #"{"kind":"session","session_id":"\#(id.lowercasedText)","user_id":"\#(userID.lowercasedText)"}"#,
                     ])
                 }
             case .user(let id, let notBefore):
@@ -66,7 +67,7 @@ final class RevocationList: Sendable {
                 if publish {
                     commands.append([
                         "PUBLISH", RevocationKeys.channel,
-                        #"{"kind":"user","user_id":"\#(id.uuidString.lowercased())","not_before":\#(seconds)}"#,
+                        #"{"kind":"user","user_id":"\#(id.lowercasedText)","not_before":\#(seconds)}"#,
                     ])
                 }
             }

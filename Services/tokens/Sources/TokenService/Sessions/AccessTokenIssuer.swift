@@ -29,11 +29,11 @@ struct AccessTokenIssuer: Sendable {
         let claims = AccessTokenClaims(
             iss: IssuerClaim(value: self.issuer),
             aud: AudienceClaim(value: [self.audience]),
-            sub: SubjectClaim(value: session.userID.uuidString.lowercased()),
-            sid: session.sessionID.uuidString.lowercased(),
+            sub: SubjectClaim(value: session.userID.lowercasedText),
+            sid: session.sessionID.lowercasedText,
             iat: IssuedAtClaim(value: issuedAt),
             exp: ExpirationClaim(value: expiresAt),
-            jti: IDClaim(value: UUID.random().uuidString.lowercased()),
+            jti: IDClaim(value: UUID.random().lowercasedText),
             adm: session.isAdmin ? true : nil,
             // A user's not-before is compared to the millisecond, so that a sign-in after a
             // reactivation in the same second is not refused; `iat` and `exp` stay whole seconds.
