@@ -107,6 +107,53 @@ import TokensAPI
         }
     }
 
+    @Test func aReplicaRotatesTheTokensItHandedOutFromTheSessionItRemembers() async throws {
+        try await TokensHarness.run(replicas: 2) { tokens in
+            let remembered = { (replica: Int) in tokens.instances[replica].recentSessions.count }
+            let generation0 = try await tokens.issue(on: 0)
+            #expect(remembered(0) == 1 && remembered(1) == 0)
+            // Handed out by replica 0, refreshed on 1: read from its row; 1 remembers the successor.
+            let generation1 = try await tokens.refresh(generation0.refreshToken, on: 1)
+            #expect(remembered(1) == 1)
+            // Handed out by 1, refreshed on 0: 0 drops nothing it did not know.
+            let generation2 = try await tokens.refresh(generation1.refreshToken, on: 0)
+            #expect(remembered(0) == 2)
+            // Handed out by 0, refreshed on 0: the remembered session is taken and its successor kept.
+            let generation3 = try await tokens.refresh(generation2.refreshToken, on: 0)
+            #expect(remembered(0) == 2)
+            #expect(try await Self.generations(tokens, session: generation0.sessionID) == [0, 1, 2, 3])
+            for pair in [generation1, generation2, generation3] {
+                #expect(pair.sessionID == generation0.sessionID)
+                #expect(try await tokens.verify(pair.accessToken, on: 1).sessionID == generation0.sessionID)
+            }
+            // Within the grace window, the token rotated from memory gives the identical pair.
+            #expect(try await tokens.refresh(generation2.refreshToken, on: 0) == generation3)
+            #expect(try await tokens.refresh(generation2.refreshToken, on: 1) == generation3)
+        }
+    }
+
+    @Test func aRememberedSessionRevokedOrEndedIsNotRotated() async throws {
+        try await TokensHarness.run(environment: ["REFRESH_TOKEN_TTL": "600", "ACCESS_TOKEN_TTL": "300"]) { tokens in
+            let user = UUID()
+            let revoked = try await tokens.issue(user)
+            let ended = try await tokens.issue(user)
+            #expect(try await tokens.client.call(Tokens.revoke, RevokeParams(userID: user, sessionID: revoked.sessionID)).revoked)
+            try await Self.expectRefused(revoked, tokens)
+            tokens.clock.advance(by: 601)
+            try await Self.expectRefused(ended, tokens)
+        }
+    }
+
+    /// The refresh of `pair`'s token is refused and leaves the token as it was: not rotated, no successor.
+    static func expectRefused(_ pair: TokenPair, _ tokens: TokensHarness) async throws {
+        #expect(await tokens.errorCode { try await tokens.refresh(pair.refreshToken) } == .invalidRefreshToken)
+        let hash = try #require(RefreshToken(presented: pair.refreshToken)).hash
+        let rows = try await tokens.postgres.query(
+            "SELECT rotated_at IS NULL AS unrotated FROM tokens.refresh_tokens WHERE hash = $1", [.bytea(hash)])
+        #expect(try rows.first?.decode("unrotated", as: Bool.self) == true)
+        #expect(try await Self.generations(tokens, session: pair.sessionID) == [0])
+    }
+
     static func refreshConcurrently(_ tokens: TokensHarness, _ token: String, count: Int, replicas: Int) async throws -> [TokenPair] {
         try await withThrowingTaskGroup(of: TokenPair.self) { group in
             for index in 0..<count {

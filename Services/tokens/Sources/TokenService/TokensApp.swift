@@ -26,6 +26,8 @@ public enum TokensApp {
     public struct Instance: Sendable {
         public let server: RPCServer
         public let keyRing: KeyRing
+        /// The sessions of the refresh tokens this instance handed out last.
+        let recentSessions: RecentSessions
         public let services: [any Service]
     }
 
@@ -54,11 +56,13 @@ public enum TokensApp {
         let sessions = SessionStore(postgres: postgres)
         let issuer = AccessTokenIssuer(
             keyRing: keyRing, issuer: configuration.issuer, audience: configuration.audience, accessTokenTTL: accessTTL)
+        let recentSessions = RecentSessions()
         let methods = TokenMethods(
             issuance: SessionIssuance(
-                sessions: sessions, issuer: issuer, clock: clock, refreshTokenTTL: configuration.refreshTokenTTL.timeInterval),
+                sessions: sessions, issuer: issuer, recentSessions: recentSessions, clock: clock,
+                refreshTokenTTL: configuration.refreshTokenTTL.timeInterval),
             rotation: RefreshRotation(
-                postgres: postgres, issuer: issuer, revocations: revocations, clock: clock,
+                postgres: postgres, issuer: issuer, revocations: revocations, recentSessions: recentSessions, clock: clock,
                 reuseGrace: configuration.reuseGrace.timeInterval, logger: logger),
             revocation: SessionRevocation(sessions: sessions, revocations: revocations, clock: clock),
             sessions: sessions,
@@ -86,6 +90,6 @@ public enum TokensApp {
             BackendBootstrap.opsServer(common: common, checks: checks, logger: logger),
             server,
         ]
-        return Instance(server: server, keyRing: keyRing, services: services)
+        return Instance(server: server, keyRing: keyRing, recentSessions: recentSessions, services: services)
     }
 }

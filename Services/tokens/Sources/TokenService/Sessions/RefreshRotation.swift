@@ -7,10 +7,15 @@ import Postgres
 /// exactly one rotates; the others, within the grace window, get the identical successor pair
 /// (opened with a key derived from the token they present); after it, the token is reuse and
 /// its whole session is revoked.
+///
+/// A token this replica handed out (`RecentSessions`) is rotated in one statement: its pair is
+/// signed from the remembered session, and the compare-and-set checks the rest. Any other token,
+/// or one whose compare-and-set finds nothing to rotate, has its row read first.
 struct RefreshRotation: Sendable {
     let postgres: PostgresClient
     let issuer: AccessTokenIssuer
     let revocations: RevocationList
+    let recentSessions: RecentSessions
     let clock: TokenClock
     let reuseGrace: TimeInterval
     let logger: Logger
@@ -25,6 +30,9 @@ struct RefreshRotation: Sendable {
 
     func refresh(_ presented: String) async throws -> TokenPair {
         guard let token = RefreshToken(presented: presented) else { throw TokenError.invalidRefreshToken }
+        if let session = self.recentSessions.take(tokenHash: token.hash), let pair = try await self.rotate(token, of: session) {
+            return pair
+        }
         // At most two rounds: a lost compare-and-set means another caller rotated; read its result.
         for _ in 0..<2 {
             let now = self.clock.now()
@@ -34,14 +42,25 @@ struct RefreshRotation: Sendable {
             if let rotatedAt = state.rotatedAt {
                 return try await self.replay(token, state: state, rotatedAt: rotatedAt, now: now)
             }
-            let successor = RefreshToken()
-            let pair = try await self.issuer.pair(for: state.session, refreshToken: successor, now: now)
-            if try await self.rotate(token, to: successor, sealing: pair, now: now) {
-                TokenMetrics.rotations.increment()
+            if let pair = try await self.rotate(token, of: state.session, now: now) {
                 return pair
             }
         }
         throw TokenError.invalidRefreshToken
+    }
+
+    /// Signs the successor pair of `token` for `session` and rotates; nil when the
+    /// compare-and-set finds nothing to rotate (rotated by another caller, or the session revoked
+    /// or ended). A pair it returns is remembered for the successor's own refresh.
+    private func rotate(_ token: RefreshToken, of session: AccessTokenIssuer.SessionFacts, now: Date? = nil) async throws -> TokenPair? {
+        let now = now ?? self.clock.now()
+        guard now < session.expiresAt else { return nil }
+        let successor = RefreshToken()
+        let pair = try await self.issuer.pair(for: session, refreshToken: successor, now: now)
+        guard try await self.rotate(token, to: successor, sealing: pair, session: session.sessionID, now: now) else { return nil }
+        TokenMetrics.rotations.increment()
+        self.recentSessions.remember(session, forTokenHash: successor.hash)
+        return pair
     }
 
     /// A token already rotated: within the grace window its sealed successor, after it reuse.
@@ -97,15 +116,20 @@ struct RefreshRotation: Sendable {
     }
 
     /// The compare-and-set: marks `token` rotated (storing the sealed successor) only if it was
-    /// not yet, inserts the successor's row, and touches the session, in one statement.
-    /// A concurrent caller's UPDATE waits on the row lock, then finds it rotated: false.
-    private func rotate(_ token: RefreshToken, to successor: RefreshToken, sealing pair: TokenPair, now: Date) async throws -> Bool {
+    /// not yet and belongs to `session`, which is neither revoked nor ended, inserts the
+    /// successor's row, and touches the session, in one statement. A concurrent caller's UPDATE
+    /// waits on the row lock, then finds it rotated: false.
+    private func rotate(
+        _ token: RefreshToken, to successor: RefreshToken, sealing pair: TokenPair, session: UUID, now: Date
+    ) async throws -> Bool {
         let rows = try await self.postgres.query(
             """
             WITH rotated AS (
-                UPDATE tokens.refresh_tokens SET rotated_at = $2, successor_sealed = $3
-                WHERE hash = $1 AND rotated_at IS NULL
-                RETURNING session_id, generation
+                UPDATE tokens.refresh_tokens r SET rotated_at = $2, successor_sealed = $3
+                FROM tokens.sessions s
+                WHERE r.hash = $1 AND r.rotated_at IS NULL AND r.session_id = $5
+                    AND s.id = r.session_id AND s.revoked_at IS NULL AND s.expires_at > $2
+                RETURNING r.session_id, r.generation
             ), touched AS (
                 UPDATE tokens.sessions s SET last_used_at = $2
                 FROM rotated WHERE s.id = rotated.session_id AND s.revoked_at IS NULL
@@ -116,7 +140,7 @@ struct RefreshRotation: Sendable {
             FROM rotated JOIN touched ON touched.id = rotated.session_id
             RETURNING generation
             """,
-            [.bytea(token.hash), .timestamp(now), .bytea(try token.seal(pair)), .bytea(successor.hash)])
+            [.bytea(token.hash), .timestamp(now), .bytea(try token.seal(pair)), .bytea(successor.hash), .uuid(session)])
         return !rows.isEmpty
     }
 }

@@ -7,6 +7,8 @@ import ServiceKit
 struct SessionIssuance: Sendable {
     let sessions: SessionStore
     let issuer: AccessTokenIssuer
+    /// Where the first refresh token's session is remembered for its refresh.
+    let recentSessions: RecentSessions
     let clock: TokenClock
     let refreshTokenTTL: TimeInterval
 
@@ -27,6 +29,7 @@ struct SessionIssuance: Sendable {
         try await self.sessions.create(
             sessionID: session.sessionID, userID: session.userID, isAdmin: session.isAdmin, deviceName: deviceName,
             refreshTokenHash: refreshToken.hash, now: now, expiresAt: session.expiresAt)
+        self.recentSessions.remember(session, forTokenHash: refreshToken.hash)
         return pair
     }
 }
