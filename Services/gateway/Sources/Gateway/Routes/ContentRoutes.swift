@@ -96,7 +96,10 @@ struct ContentRoutes: Sendable {
 
     /// The user and the percent-decoded `item_id` of the path; content-state checks its rules.
     static func item(_ context: GatewayRequestContext) throws -> ItemParams {
-        guard let raw = context.parameters.get("item_id"), let itemID = raw.removingPercentEncoding else {
+        // Most ids have no escape; Foundation's decoding goes through a CFString even then.
+        guard let raw = context.parameters.get("item_id"),
+            let itemID = raw.utf8.contains(UInt8(ascii: "%")) ? raw.removingPercentEncoding : raw
+        else {
             throw APIError.badRequest("The item id in the path is not valid percent-encoding")
         }
         return ItemParams(userID: try Self.userID(context), itemID: itemID)
