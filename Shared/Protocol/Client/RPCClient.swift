@@ -25,8 +25,9 @@ public final class RPCClient: Service, Sendable {
         public var callerName: String
         /// The shared `SERVICE_TOKEN`.
         public var serviceToken: String
-        /// Connections to each address; by default one per event loop of the client's group, at
-        /// least two, so that a call finds one on the loop it runs on (see `eventLoop(for:)`).
+        /// Connections to each address; by default one per event loop of the client's group (at
+        /// least 2, at most 16, so that a server's `RPC_MAX_CONNECTIONS` still admits many
+        /// callers), so that a call finds one on the loop it runs on (see `eventLoop(for:)`).
         public var connectionsPerAddress: Int?
         /// Deadline of a call that sets none.
         public var callTimeout: Duration = .seconds(5)
@@ -94,10 +95,9 @@ public final class RPCClient: Service, Sendable {
         self.eventLoops = Array(eventLoopGroup.makeIterator())
     }
 
-    /// How many connections each address gets: `connectionsPerAddress`, or one per loop (at
-    /// least two).
+    /// How many connections each address gets: `connectionsPerAddress`, or one per loop (2–16).
     var slotsPerAddress: Int {
-        self.configuration.connectionsPerAddress ?? max(2, self.eventLoops.count)
+        self.configuration.connectionsPerAddress ?? min(max(2, self.eventLoops.count), 16)
     }
 
     /// The number of connections ready for calls.
@@ -197,6 +197,7 @@ public final class RPCClient: Service, Sendable {
         }
     }
 
+    /// What `pick(excluding:)` found.
     enum Pick {
         case connection(RPCClientConnection)
         case noneHealthy
