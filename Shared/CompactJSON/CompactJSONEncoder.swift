@@ -104,7 +104,8 @@ final class CompactJSONWriter {
         } else if type == Bool.self {
             self.bytes.append(contentsOf: unsafeBitCast(value, to: Bool.self) ? "true".utf8 : "false".utf8)
         } else if type == UUID.self {
-            // Foundation writes `uuidString` (uppercase), which formats with `snprintf`.
+            // Foundation writes `uuidString` (uppercase), which formats with `snprintf`: 38 quotes
+            // are appended and the 36 between the first and the last overwritten with the text.
             let uuid = unsafeBitCast(value, to: UUID.self)
             let start = self.bytes.count + 1
             self.bytes.append(contentsOf: repeatElement(UInt8(ascii: "\""), count: 38))

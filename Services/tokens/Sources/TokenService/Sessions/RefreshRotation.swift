@@ -30,7 +30,7 @@ struct RefreshRotation: Sendable {
 
     func refresh(_ presented: String) async throws -> TokenPair {
         guard let token = RefreshToken(presented: presented) else { throw TokenError.invalidRefreshToken }
-        if let session = self.recentSessions.take(tokenHash: token.hash), let pair = try await self.rotate(token, of: session) {
+        if let session = self.recentSessions.take(tokenHash: token.hash), let pair = try await self.rotate(token, of: session, now: self.clock.now()) {
             return pair
         }
         // At most two rounds: a lost compare-and-set means another caller rotated; read its result.
@@ -52,8 +52,7 @@ struct RefreshRotation: Sendable {
     /// Signs the successor pair of `token` for `session` and rotates; nil when the
     /// compare-and-set finds nothing to rotate (rotated by another caller, or the session revoked
     /// or ended). A pair it returns is remembered for the successor's own refresh.
-    private func rotate(_ token: RefreshToken, of session: AccessTokenIssuer.SessionFacts, now: Date? = nil) async throws -> TokenPair? {
-        let now = now ?? self.clock.now()
+    private func rotate(_ token: RefreshToken, of session: AccessTokenIssuer.SessionFacts, now: Date) async throws -> TokenPair? {
         guard now < session.expiresAt else { return nil }
         let successor = RefreshToken()
         let pair = try await self.issuer.pair(for: session, refreshToken: successor, now: now)

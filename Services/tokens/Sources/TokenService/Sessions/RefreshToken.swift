@@ -10,12 +10,16 @@ import ServiceProtocol
 struct RefreshToken: Sendable {
     let text: String
     private let bytes: [UInt8]
+    /// The primary key of the token's row: its SHA-256, computed once (a refresh looks the
+    /// token up by it, rotates it and remembers its successor by it).
+    let hash: [UInt8]
 
     /// A new random token. The bytes come from the system generator 8 at a time (one
     /// `getrandom` call each), not one call per byte.
     init() {
         self.bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
         self.text = Base64URL.encode(self.bytes)
+        self.hash = Self.hash(of: self.bytes)
     }
 
     /// A presented token, or nil when it cannot be one of ours.
@@ -23,10 +27,12 @@ struct RefreshToken: Sendable {
         guard text.utf8.count == 43, let bytes = Base64URL.decode(text), bytes.count == 32 else { return nil }
         self.text = text
         self.bytes = bytes
+        self.hash = Self.hash(of: bytes)
     }
 
-    /// The primary key of the token's row.
-    var hash: [UInt8] { Array(SHA256.hash(data: self.bytes)) }
+    private static func hash(of bytes: [UInt8]) -> [UInt8] {
+        Array(SHA256.hash(data: bytes))
+    }
 
     /// The key that seals this token's successor: only a holder of this token can derive it,
     /// and it is independent of the stored hash.
