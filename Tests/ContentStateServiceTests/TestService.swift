@@ -26,6 +26,10 @@ final class TestService: Sendable {
     /// A service with `MAX_FAVORITES_PER_USER` 3 and `MAX_BATCH` 5, for the limit tests.
     static func smallLimits() async throws -> TestService { try await smallLimitsTask.value }
 
+    /// A service of the caller's own, with a pool of its own (8 connections), for a test that
+    /// holds connections on purpose: on the shared pool it would starve the tests around it.
+    static func ownPool() async throws -> TestService { try await start(ContentStateConfiguration()) }
+
     private static let standardTask = Task { try await start(ContentStateConfiguration()) }
     private static let smallLimitsTask = Task { try await start(ContentStateConfiguration(maxFavoritesPerUser: 3, maxBatch: 5)) }
 

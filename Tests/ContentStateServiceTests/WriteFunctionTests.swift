@@ -34,6 +34,35 @@ import Testing
         #expect(try rows.map { try $0.decode("version", as: Int.self) } == [1, 2, 3])
     }
 
+    @Test func aWriterWaitingOnTheAccountsDeletionStartsTheUserOver() async throws {
+        let service = try await TestService.standard()
+        let user = UUID()
+        for item in ["a", "b"] {
+            let _: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: item))
+        }
+        let waiter = try await service.postgres.withTransaction { connection in
+            // The account's deletion as ContentStore.deleteAll runs it: the version row first.
+            try await connection.execute("DELETE FROM content.user_versions WHERE user_id = $1", [.uuid(user)])
+            try await connection.execute("DELETE FROM content.item_states WHERE user_id = $1", [.uuid(user)])
+            let waiter = Task {
+                let _: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "c"))
+            }
+            while try await connection.query(Self.waitersForThisTransaction)[0].decode("waiting", as: Int.self) == 0 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return waiter
+        }
+        try await waiter.value
+        let rows = try await service.postgres.query(
+            "SELECT item_id, version FROM content.item_states WHERE user_id = $1 ORDER BY version", [.uuid(user)])
+        #expect(try rows.map { try $0.decode("item_id", as: String.self) } == ["c"], "the deleted items stay deleted")
+        #expect(try rows.map { try $0.decode("version", as: Int.self) } == [1])
+        let counter = try await service.postgres.query(
+            "SELECT version, favorite_count FROM content.user_versions WHERE user_id = $1", [.uuid(user)])
+        #expect(try counter.map { try $0.decode("version", as: Int.self) } == [1], "the version row is made again")
+        #expect(try counter.map { try $0.decode("favorite_count", as: Int.self) } == [1])
+    }
+
     @Test func aWriteThatWouldPassTheFavoritesLimitLeavesEveryItemAsItWas() async throws {
         let service = try await TestService.standard()
         let user = UUID()

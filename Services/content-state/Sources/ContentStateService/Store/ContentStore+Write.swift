@@ -13,14 +13,16 @@ extension ContentStore {
     /// (migration 2): it locks the user's `user_versions` row, so a user's writers run one at a
     /// time, and gives each changed item the next number of the user's version under that lock,
     /// so versions commit in order and a changes poll never skips a change that commits late.
-    /// The lock lasts for the statement only, not for the round trips of a transaction.
+    /// The lock lasts for the statement only, not for the round trips of a transaction. The
+    /// user's other writes in this replica wait in `writeLine` meanwhile, not on connections.
     func write(user: UUID, items: [ItemID], _ transition: ItemTransition) async throws -> WriteOutcome {
         let rows: [PostgresRow]
+        let arguments: [PostgresValue] = [.uuid(user), .text(postgresTextArray(items))] + transition.sqlArguments
+            + [.int(configuration.maxFavoritesPerUser)]
         do {
-            rows = try await postgres.query(
-                Self.writeItems,
-                [.uuid(user), .text(postgresTextArray(items))] + transition.sqlArguments
-                    + [.int(configuration.maxFavoritesPerUser)])
+            rows = try await writeLine.run(for: user) {
+                try await postgres.query(Self.writeItems, arguments)
+            }
         } catch let error as PostgresError where error.sqlState == Self.favoritesLimitState {
             throw ContentStateError.favoritesLimitReached(maximum: configuration.maxFavoritesPerUser)
         }

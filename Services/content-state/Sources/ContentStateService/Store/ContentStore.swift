@@ -9,6 +9,8 @@ import ServiceProtocol
 struct ContentStore: Sendable {
     let postgres: PostgresClient
     let configuration: ContentStateConfiguration
+    /// Each user's writes, one at a time in this replica (`write(user:items:_:)`).
+    let writeLine = UserWriteLine()
 }
 
 /// Column lists and conversions shared by the statements that read item rows. Times are
