@@ -9,5 +9,8 @@ enum TokenMigrations {
         Migration(
             version: 2, name: "revocation copies",
             sql: String(decoding: PackageResources._2_revocation_copies_sql, as: UTF8.self)),
+        Migration(
+            version: 3, name: "refresh tokens without a foreign key",
+            sql: String(decoding: PackageResources._3_refresh_tokens_without_foreign_key_sql, as: UTF8.self)),
     ]
 }

@@ -6,8 +6,10 @@ import ServiceKit
 import ServiceLifecycle
 
 /// Deletes what no token can need any more, in bounded batches: sessions that ended (expired
-/// or revoked) longer than an access token lifetime ago (with their refresh tokens), sealed
-/// successors past the grace window (plus a minute for clock skew between replicas), and per-user not-befores older than any access token.
+/// or revoked) longer than an access token lifetime ago, with their refresh tokens in the same
+/// statement (no foreign key deletes them since migration 3), sealed successors past the grace
+/// window (plus a minute for clock skew between replicas), and per-user not-befores older than
+/// any access token.
 struct SessionCleanup: Service {
     let postgres: PostgresClient
     let clock: TokenClock
@@ -47,11 +49,15 @@ struct SessionCleanup: Service {
         var outcome = Outcome()
         outcome.sessions = try await self.inBatches(
             """
-            DELETE FROM tokens.sessions WHERE id IN (
+            WITH ended AS (
                 SELECT id FROM tokens.sessions WHERE expires_at < $1
                 UNION
                 SELECT id FROM tokens.sessions WHERE revoked_at < $1
-                LIMIT $2)
+                LIMIT $2
+            ), their_tokens AS (
+                DELETE FROM tokens.refresh_tokens WHERE session_id IN (SELECT id FROM ended)
+            )
+            DELETE FROM tokens.sessions WHERE id IN (SELECT id FROM ended)
             """, [.timestamp(ended)])
         outcome.sealedSuccessors = try await self.inBatches(
             """

@@ -1,0 +1,11 @@
+-- Refresh tokens no longer reference their session with a foreign key. Its check ran a query
+-- on tokens.sessions for every refresh token inserted (each sign-in and each refresh), with a
+-- plan that each connection keeps until the table's statistics change: planned while the table
+-- was small, it read the whole table, and sign-ins after heavy traffic cost Postgres 2.5 times
+-- as much (docs/benchmarks.md). The rows keep the same relation without it:
+--   * a sign-in inserts the session and its first refresh token in one statement;
+--   * a rotation inserts the successor only when the same statement locked and updated the
+--     session, unrevoked and unended;
+--   * only the session cleanup deletes sessions (ended ones, which get no new tokens), and it
+--     deletes their refresh tokens in the same statement (SessionCleanup).
+ALTER TABLE tokens.refresh_tokens DROP CONSTRAINT refresh_tokens_session_id_fkey;
