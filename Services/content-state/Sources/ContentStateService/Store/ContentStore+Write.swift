@@ -13,8 +13,9 @@ extension ContentStore {
     /// (migration 2): it locks the user's `user_versions` row, so a user's writers run one at a
     /// time, and gives each changed item the next number of the user's version under that lock,
     /// so versions commit in order and a changes poll never skips a change that commits late.
-    /// The lock lasts for the statement only, not for the round trips of a transaction. The
-    /// user's other writes in this replica wait in `writeLine` meanwhile, not on connections.
+    /// The lock lasts for the statement only, not for the round trips of a transaction. Beyond
+    /// four writes of the user at once, this replica's others wait in `writeLine`, not on
+    /// connections.
     func write(user: UUID, items: [ItemID], _ transition: ItemTransition) async throws -> WriteOutcome {
         let rows: [PostgresRow]
         let arguments: [PostgresValue] = [.uuid(user), .text(postgresTextArray(items))] + transition.sqlArguments

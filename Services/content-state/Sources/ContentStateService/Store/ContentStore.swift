@@ -9,7 +9,7 @@ import ServiceProtocol
 struct ContentStore: Sendable {
     let postgres: PostgresClient
     let configuration: ContentStateConfiguration
-    /// Each user's writes, one at a time in this replica (`write(user:items:_:)`).
+    /// Each user's writes in this replica, at most four at once (`write(user:items:_:)`).
     let writeLine = UserWriteLine()
 }
 

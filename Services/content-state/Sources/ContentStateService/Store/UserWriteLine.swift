@@ -18,8 +18,16 @@ import Synchronization
 /// A waiting write is not given up when its caller is cancelled: it runs when its turn comes
 /// (a write is one statement).
 final class UserWriteLine: Sendable {
-    /// How many writes of one user run at once.
+    /// How many writes of one user run at once, by default.
     static let writesAtOnce = 4
+
+    /// How many writes of one user run at once in this line.
+    let writesAtOnce: Int
+
+    init(writesAtOnce: Int = UserWriteLine.writesAtOnce) {
+        precondition(writesAtOnce > 0)
+        self.writesAtOnce = writesAtOnce
+    }
 
     private struct Line {
         var running = 0
@@ -29,7 +37,8 @@ final class UserWriteLine: Sendable {
     /// Per user with a write running.
     private let lines = Mutex<[UUID: Line]>([:])
 
-    /// Runs `write` once fewer than `writesAtOnce` earlier writes of `user` are running here.
+    /// Runs `write` once fewer than `writesAtOnce` earlier writes of `user` are running here
+    /// (the first waiting goes first).
     func run<Result>(for user: UUID, _ write: () async throws -> Result) async throws -> Result {
         await self.enter(user)
         do {
@@ -53,7 +62,7 @@ final class UserWriteLine: Sendable {
     /// Takes a place if one is free; false if the caller has to wait.
     private func tryEnter(_ user: UUID, _ lines: inout [UUID: Line]) -> Bool {
         let running = lines[user]?.running ?? 0
-        guard running < Self.writesAtOnce else { return false }
+        guard running < self.writesAtOnce else { return false }
         lines[user, default: Line()].running = running + 1
         return true
     }
@@ -73,14 +82,16 @@ final class UserWriteLine: Sendable {
     /// Hands the place on to the first write waiting, or frees it.
     private func leave(_ user: UUID) {
         let next = self.lines.withLock { lines -> CheckedContinuation<Void, Never>? in
-            guard var line = lines[user] else { return nil }
+            guard let line = lines[user] else { return nil }
             if !line.waiting.isEmpty {
-                let next = line.waiting.removeFirst()
-                lines[user] = line
-                return next
+                // In place: a copy of the line would copy its queue.
+                return lines[user]!.waiting.removeFirst()
             }
-            line.running -= 1
-            lines[user] = line.running == 0 ? nil : line
+            if line.running > 1 {
+                lines[user]!.running -= 1
+            } else {
+                lines[user] = nil
+            }
             return nil
         }
         next?.resume()
