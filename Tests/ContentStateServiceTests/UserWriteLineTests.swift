@@ -90,7 +90,7 @@ import Testing
         let _: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "first"))
         let writers = try await service.postgres.withTransaction { connection in
             // Hold the user's lock the way a writer does (another replica, say).
-            _ = try await connection.query("SELECT version FROM content.user_versions WHERE user_id = $1 FOR UPDATE", [.uuid(user)])
+            try await connection.holdWriteLock(of: user)
             var writers: [Task<Void, any Error>] = []
             for index in 0..<12 {
                 writers.append(Task {
@@ -98,13 +98,11 @@ import Testing
                         ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "item-\(index)"))
                 })
             }
-            while try await connection.query(Self.blockedByThisTransaction)[0].decode("waiting", as: Int.self) == 0 {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            try await connection.untilABackendWaits()
             // Time for the others to reach the service (each would take a connection and wait on
             // the lock in Postgres: 7 at once with the pool's 8).
             try await Task.sleep(for: .milliseconds(500))
-            let waiting = try await connection.query(Self.blockedByThisTransaction)[0].decode("waiting", as: Int.self)
+            let waiting = try await connection.backendsWaitingForThisTransaction()
             try #require(waiting <= UserWriteLine.writesAtOnce, "a few of the user's writers wait in Postgres; the others wait in the service")
             // The pool still serves everyone else.
             let other: FavoritesPage = try await service.call(ContentState.favoritesList, FavoritesListParams(userID: UUID()))
@@ -116,17 +114,4 @@ import Testing
             "SELECT version FROM content.item_states WHERE user_id = $1 ORDER BY version", [.uuid(user)])
         #expect(try rows.map { try $0.decode("version", as: Int.self) } == Array(1...13))
     }
-
-    /// Backends waiting for the calling connection's transaction, directly or behind another
-    /// waiter (the first waits for the transaction, the next ones for its tuple lock). From
-    /// `pg_locks`, which is read afresh each time (`pg_stat_activity` keeps a transaction's
-    /// first view).
-    static let blockedByThisTransaction = """
-        WITH RECURSIVE blocked(pid) AS (
-            SELECT l.pid FROM pg_locks l WHERE NOT l.granted AND pg_backend_pid() = ANY(pg_blocking_pids(l.pid))
-            UNION
-            SELECT l.pid FROM pg_locks l JOIN blocked b ON b.pid = ANY(pg_blocking_pids(l.pid)) WHERE NOT l.granted
-        )
-        SELECT count(*)::int AS waiting FROM blocked
-        """
 }

@@ -13,16 +13,14 @@ import Testing
         let _: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "a"))
         let waiter = try await service.postgres.withTransaction { connection in
             // Hold the user's lock the way a writer does, and write "b" under it.
-            _ = try await connection.query("SELECT version FROM content.user_versions WHERE user_id = $1 FOR UPDATE", [.uuid(user)])
+            try await connection.holdWriteLock(of: user)
             let b = try await connection.query(Self.markRead, [.uuid(user), .text("{b}")])
             #expect(try b[0].decode("changed", as: Bool.self))
             let waiter = Task {
                 let _: ReadMark = try await service.call(ContentState.readMark, ItemParams(userID: user, itemID: "c"))
             }
             // Wait (without a time limit of our own) until the RPC's statement waits for this transaction.
-            while try await connection.query(Self.waitersForThisTransaction)[0].decode("waiting", as: Int.self) == 0 {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            try await connection.untilABackendWaits()
             let polled: ChangesPage = try await service.call(ContentState.stateChanges, ChangesParams(userID: user))
             #expect(polled.changes.map(\.itemID) == ["a"], "neither the uncommitted write nor the waiting one is visible")
             return waiter
@@ -47,9 +45,7 @@ import Testing
             let waiter = Task {
                 let _: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "c"))
             }
-            while try await connection.query(Self.waitersForThisTransaction)[0].decode("waiting", as: Int.self) == 0 {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            try await connection.untilABackendWaits()
             return waiter
         }
         try await waiter.value
@@ -84,10 +80,4 @@ import Testing
     }
 
     static let markRead = "SELECT * FROM content.write_items($1::uuid, $2::text[], 'mark_read', false, NULL, false, NULL, 10)"
-
-    /// Backends waiting for the calling connection's transaction to end.
-    static let waitersForThisTransaction = """
-        SELECT count(*) AS waiting FROM pg_locks
-        WHERE locktype = 'transactionid' AND transactionid = xid(pg_current_xact_id()) AND NOT granted
-        """
 }
