@@ -124,4 +124,8 @@ import Testing
         #expect(postgresTextArray(ids) == #"{"plain","q\"uote","back\\slash","naïve ✓","{braces},comma"}"#)
         #expect(postgresTextArray([]) == "{}")
     }
+
+    @Test func nilIsNull() {
+        #expect(postgresArray(["t", nil, "NULL", "7"]) == #"{"t",NULL,"NULL","7"}"#)
+    }
 }

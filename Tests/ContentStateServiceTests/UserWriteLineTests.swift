@@ -5,34 +5,40 @@ import Postgres
 import Synchronization
 import Testing
 
-/// Each user's writes run a few at a time in the service (`UserWriteLine`), so a busy user's
-/// writers wait there instead of each on a pool connection in Postgres.
+/// Each user's writes run a few statements at a time in the service (`UserWriteLine`), so a
+/// busy user's writers wait there instead of each on a pool connection in Postgres, and the
+/// writes that waited together go as one statement.
 @Suite struct UserWriteLineTests {
-    @Test(arguments: [1, UserWriteLine.writesAtOnce])
-    func aUsersWritesRunAFewAtATimeAndTheRestInTurn(atOnce: Int) async throws {
-        let line = UserWriteLine(writesAtOnce: atOnce)
+    /// A line of numbered writes whose statements the test watches.
+    typealias Line = UserWriteLine<Int, Int>
+
+    @Test(arguments: [1, 4])
+    func aUsersStatementsRunAFewAtATimeAndTheWritesWaitingGoTogetherInTurn(atOnce: Int) async throws {
+        let line = Line(statementsAtOnce: atOnce, writesPerStatement: 8)
         let user = UUID()
-        let log = WriteLog()
+        let log = StatementLog()
         // The first writes hold their places until all the others wait behind them.
         let (gate, opened) = AsyncStream<Void>.makeStream(bufferingPolicy: .unbounded)
-        var holders: [Task<Void, any Error>] = []
+        var holders: [Task<Int, any Error>] = []
         for index in 0..<atOnce {
             holders.append(Task {
-                try await line.run(for: user) {
-                    log.withLock { $0.running += 1; $0.most = max($0.most, $0.running); $0.order.append(index) }
+                try await line.run(index, for: user) { writes in
+                    log.start(writes)
                     for await _ in gate { break }
-                    log.withLock { $0.running -= 1 }
+                    log.end()
+                    return writes.map { .success($0 * 10) }
                 }
             })
             while line.writes(of: user).running < index + 1 { await Task.yield() }
         }
-        var others: [Task<Void, any Error>] = []
+        var others: [Task<Int, any Error>] = []
         for index in atOnce..<(atOnce + 20) {
             others.append(Task {
-                try await line.run(for: user) {
-                    log.withLock { $0.running += 1; $0.most = max($0.most, $0.running); $0.order.append(index) }
+                try await line.run(index, for: user) { writes in
+                    log.start(writes)
                     try await Task.sleep(for: .milliseconds(1))
-                    log.withLock { $0.running -= 1 }
+                    log.end()
+                    return writes.map { .success($0 * 10) }
                 }
             })
             // Each waits before the next comes, so their order is known.
@@ -40,48 +46,125 @@ import Testing
         }
         #expect(line.writes(of: user) == (atOnce, 20))
         for _ in 0..<atOnce { opened.yield() }
-        for task in holders + others { try await task.value }
-        let final = log.withLock { $0 }
-        #expect(final.most <= atOnce, "never more than \(atOnce) writes of one user at once")
-        #expect(final.order.count == atOnce + 20)
+        for (index, task) in (holders + others).enumerated() {
+            #expect(try await task.value == index * 10, "each write gets its own answer")
+        }
+        let final = log.snapshot
+        #expect(final.most <= atOnce, "never more than \(atOnce) statements of one user at once")
+        #expect(final.statements.prefix(atOnce).allSatisfy { $0.count == 1 }, "a write with a free place runs alone")
+        #expect(final.statements.allSatisfy { $0.count <= 8 }, "at most writesPerStatement writes a statement")
+        #expect(final.statements.flatMap { $0 }.sorted() == Array(0..<(atOnce + 20)), "every write ran once")
+        #expect(final.statements.allSatisfy { $0 == $0.sorted() }, "a statement's writes in the order they came")
+        #expect(final.statements.count < atOnce + 20, "writes that waited together went together")
         if atOnce == 1 {
-            // One at a time, the order they ran in is the order they came in.
-            #expect(final.order == Array(0..<21))
+            // One statement at a time: the writes ran in the order they came, the 20 waiting
+            // ones in statements of 8, 8 and 4.
+            #expect(final.statements.flatMap { $0 } == Array(0..<21))
+            #expect(final.statements.map(\.count) == [1, 8, 8, 4])
         }
         #expect(line.busyUsers == 0, "the line is empty once every write ended")
     }
 
-    /// What the writes of the first test saw.
-    final class WriteLog: Sendable {
-        private let state = Mutex<(running: Int, most: Int, order: [Int])>((0, 0, []))
-        func withLock<T>(_ body: (inout (running: Int, most: Int, order: [Int])) -> T) -> T { state.withLock { body(&$0) } }
+    /// The statements of a test: the writes of each, in the order they started, and the most
+    /// that ran at once.
+    final class StatementLog: Sendable {
+        private let state = Mutex<(running: Int, most: Int, statements: [[Int]])>((0, 0, []))
+        func start(_ writes: [Int]) {
+            state.withLock { $0.running += 1; $0.most = max($0.most, $0.running); $0.statements.append(writes) }
+        }
+        func end() { state.withLock { $0.running -= 1 } }
+        var snapshot: (running: Int, most: Int, statements: [[Int]]) { state.withLock { $0 } }
+    }
+
+    /// A write of `user` that holds its statement until `gate` yields.
+    private func holding(_ line: Line, _ user: UUID, until gate: AsyncStream<Void>) -> Task<Int, any Error> {
+        Task {
+            try await line.run(0, for: user) { writes in
+                for await _ in gate { break }
+                return writes.map { .success($0) }
+            }
+        }
+    }
+
+    @Test func aStatementTakesTheWaitingWritesThatFitItsEntries() async throws {
+        // Each write's entries are its number; at most 10 entries a statement.
+        let line = Line(statementsAtOnce: 1, writesPerStatement: 16, entriesPerStatement: 10, entries: { $0 })
+        let user = UUID()
+        let log = StatementLog()
+        let (gate, opened) = AsyncStream<Void>.makeStream(bufferingPolicy: .unbounded)
+        let holder = holding(line, user, until: gate)
+        while line.writes(of: user).running < 1 { await Task.yield() }
+        var writers: [Task<Int, any Error>] = []
+        for (index, entries) in [3, 4, 3, 12, 2].enumerated() {
+            writers.append(Task {
+                try await line.run(entries, for: user) { writes in
+                    log.start(writes)
+                    log.end()
+                    return writes.map { .success($0) }
+                }
+            })
+            while line.writes(of: user).waiting < index + 1 { await Task.yield() }
+        }
+        opened.yield()
+        _ = try await holder.value
+        for task in writers { _ = try await task.value }
+        // 3 + 4 + 3 fit; 12 is more than a statement takes and runs alone; 2 follows.
+        #expect(log.snapshot.statements == [[3, 4, 3], [12], [2]])
     }
 
     @Test func otherUsersWritesDoNotWait() async throws {
-        let line = UserWriteLine()
+        let line = Line()
         let (gate, opened) = AsyncStream<Void>.makeStream(bufferingPolicy: .unbounded)
         let busyUser = UUID()
-        var busy: [Task<Void, any Error>] = []
-        for _ in 0..<UserWriteLine.writesAtOnce {
-            busy.append(Task { try await line.run(for: busyUser) { for await _ in gate { break } } })
-        }
-        while line.writes(of: busyUser).running < UserWriteLine.writesAtOnce { await Task.yield() }
+        let busy = (0..<line.statementsAtOnce).map { _ in holding(line, busyUser, until: gate) }
+        while line.writes(of: busyUser).running < line.statementsAtOnce { await Task.yield() }
         // Would wait forever if the line were one for every user.
-        let ran = try await line.run(for: UUID()) { true }
-        #expect(ran)
+        let ran = try await line.run(7, for: UUID()) { writes in writes.map { .success($0) } }
+        #expect(ran == 7)
         for _ in busy { opened.yield() }
-        for task in busy { try await task.value }
+        for task in busy { _ = try await task.value }
     }
 
-    @Test func aFailedWriteHandsTheTurnOn() async throws {
-        struct Refused: Error {}
-        let line = UserWriteLine()
+    @Test func aFailedStatementFailsItsWritesAndHandsTheTurnOn() async throws {
+        struct Refused: Error, Equatable { var write: Int? }
+        let line = Line(statementsAtOnce: 1)
         let user = UUID()
-        await #expect(throws: Refused.self) {
-            try await line.run(for: user) { throw Refused() }
+        await #expect(throws: Refused()) {
+            try await line.run(1, for: user) { _ in throw Refused() }
         }
         #expect(line.busyUsers == 0)
-        #expect(try await line.run(for: user) { 7 } == 7)
+
+        // Three writes wait behind a fourth; their statement fails as a whole, then a statement
+        // answers each write on its own.
+        for failWhole in [true, false] {
+            let (gate, opened) = AsyncStream<Void>.makeStream(bufferingPolicy: .unbounded)
+            let holder = holding(line, user, until: gate)
+            while line.writes(of: user).running < 1 { await Task.yield() }
+            var writers: [Task<Int, any Error>] = []
+            for index in 1...3 {
+                writers.append(Task {
+                    try await line.run(index, for: user) { writes in
+                        if failWhole { throw Refused() }
+                        return writes.map { $0 == 2 ? .failure(Refused(write: 2)) : .success($0) }
+                    }
+                })
+                while line.writes(of: user).waiting < index { await Task.yield() }
+            }
+            opened.yield()
+            #expect(try await holder.value == 0)
+            for (index, writer) in writers.enumerated() {
+                let result = await writer.result
+                if failWhole {
+                    #expect(throws: Refused()) { try result.get() }
+                } else if index + 1 == 2 {
+                    #expect(throws: Refused(write: 2)) { try result.get() }
+                } else {
+                    #expect(try result.get() == index + 1)
+                }
+            }
+            #expect(line.busyUsers == 0)
+        }
+        #expect(try await line.run(7, for: user) { writes in writes.map { .success($0) } } == 7)
     }
 
     @Test func aBusyUsersWritersHoldAFewConnectionsBetweenThem() async throws {
@@ -103,7 +186,7 @@ import Testing
             // the lock in Postgres: 7 at once with the pool's 8).
             try await Task.sleep(for: .milliseconds(500))
             let waiting = try await connection.backendsWaitingForThisTransaction()
-            try #require(waiting <= UserWriteLine.writesAtOnce, "a few of the user's writers wait in Postgres; the others wait in the service")
+            try #require(waiting <= 4, "a few of the user's statements (four) wait in Postgres; the other writes wait in the service")
             // The pool still serves everyone else.
             let other: FavoritesPage = try await service.call(ContentState.favoritesList, FavoritesListParams(userID: UUID()))
             #expect(other.items.isEmpty)

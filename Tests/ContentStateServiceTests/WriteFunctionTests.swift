@@ -4,8 +4,8 @@ import Foundation
 import Postgres
 import Testing
 
-/// `content.write_items`, the one statement every write runs: its lock, its version order and
-/// its all-or-nothing favorites limit, checked against Postgres directly.
+/// `content.write_batch`, the statement every write runs: its lock, its version order and its
+/// all-or-nothing favorites limit, checked against Postgres directly.
 @Suite struct WriteFunctionTests {
     @Test func aWriterWaitsForTheUsersLockAndTakesTheVersionAfterTheHolders() async throws {
         let service = try await TestService.standard()
@@ -62,7 +62,10 @@ import Testing
     @Test func aWriteThatWouldPassTheFavoritesLimitLeavesEveryItemAsItWas() async throws {
         let service = try await TestService.standard()
         let user = UUID()
-        let favorite = "SELECT * FROM content.write_items($1::uuid, $2::text[], 'favorite', true, 'n', false, NULL, $3)"
+        let favorite = """
+            SELECT * FROM content.write_batch($1::uuid, ARRAY[cardinality($2::text[])], $2::text[], '{favorite}', '{t}', '{n}',
+                '{f}', '{NULL}', $3)
+            """
         await #expect {
             _ = try await service.postgres.query(favorite, [.uuid(user), .text("{w,x,y,z}"), .int(3)])
         } throws: { error in
@@ -79,5 +82,60 @@ import Testing
         #expect(try counter[0].decode("favorite_count", as: Int.self) == 4)
     }
 
-    static let markRead = "SELECT * FROM content.write_items($1::uuid, $2::text[], 'mark_read', false, NULL, false, NULL, 10)"
+    @Test func aBatchAppliesItsWritesInOrderEachAsItWouldAlone() async throws {
+        let service = try await TestService.standard()
+        let user = UUID()
+        // 1: favorite a, b with a nickname; 2: toggle a (off) and c (on); 3: mark a and b read;
+        // 4: favorite b again with the same nickname (changes nothing); 5: toggle c twice (off, on).
+        let rows = try await service.postgres.query(
+            Self.batch,
+            [
+                .uuid(user), .text("{2,2,2,1,2}"), .text("{a,b,a,c,a,b,b,c,c}"),
+                .text("{favorite,toggle_favorite,mark_read,favorite,toggle_favorite}"), .text("{t,f,f,t,f}"),
+                .text("{n,NULL,NULL,n,NULL}"), .text("{f,f,f,f,f}"), .text("{NULL,NULL,NULL,NULL,NULL}"), .int(10),
+            ])
+        #expect(try rows.map { try $0.decode("write_index", as: Int.self) } == [1, 1, 2, 2, 3, 3, 4, 5, 5])
+        #expect(try rows.map { try $0.decode("item_id", as: String.self) } == ["a", "b", "a", "c", "a", "b", "b", "c", "c"])
+        #expect(try rows.map { try $0.decode("changed", as: Bool.self) } == [true, true, true, true, true, true, false, true, true])
+        #expect(try rows.map { try $0.decode("favorited_ms", as: Int64?.self) != nil } == [true, true, false, true, false, true, true, false, true])
+        #expect(try rows[6].decode("nickname", as: String?.self) == "n")
+        let written = try await service.postgres.query(
+            "SELECT item_id, version, (favorited_at IS NOT NULL) AS favorite, (read_at IS NOT NULL) AS read FROM content.item_states WHERE user_id = $1 ORDER BY version",
+            [.uuid(user)])
+        // Each change took the next version; the items keep their last.
+        #expect(try written.map { try $0.decode("item_id", as: String.self) } == ["a", "b", "c"])
+        #expect(try written.map { try $0.decode("version", as: Int.self) } == [5, 6, 8])
+        #expect(try written.map { try $0.decode("favorite", as: Bool.self) } == [false, true, true])
+        #expect(try written.map { try $0.decode("read", as: Bool.self) } == [true, true, false])
+        let counter = try await service.postgres.query(
+            "SELECT version, favorite_count FROM content.user_versions WHERE user_id = $1", [.uuid(user)])
+        #expect(try counter[0].decode("version", as: Int.self) == 8)
+        #expect(try counter[0].decode("favorite_count", as: Int.self) == 2)
+    }
+
+    @Test func aBatchWithAWriteThatWouldPassTheFavoritesLimitChangesNothing() async throws {
+        let service = try await TestService.standard()
+        let user = UUID()
+        let arguments: [PostgresValue] = [
+            .uuid(user), .text("{1,2,1}"), .text("{r,x,y,z}"), .text("{mark_read,favorite,favorite}"),
+            .text("{f,f,f}"), .text("{NULL,NULL,NULL}"), .text("{f,f,f}"), .text("{NULL,NULL,NULL}"), .int(2),
+        ]
+        await #expect {
+            _ = try await service.postgres.query(Self.batch, arguments)
+        } throws: { error in
+            (error as? PostgresError)?.sqlState == "LK001"
+        }
+        let none = try await service.postgres.query("SELECT count(*) AS n FROM content.item_states WHERE user_id = $1", [.uuid(user)])
+        #expect(try none[0].decode("n", as: Int.self) == 0, "not even the write before it stays")
+    }
+
+    static let batch = """
+        SELECT * FROM content.write_batch($1::uuid, $2::integer[], $3::text[], $4::text[], $5::boolean[], $6::text[],
+            $7::boolean[], $8::bigint[], $9::integer)
+        """
+
+    static let markRead = """
+        SELECT * FROM content.write_batch($1::uuid, ARRAY[cardinality($2::text[])], $2::text[], '{mark_read}', '{f}', '{NULL}',
+            '{f}', '{NULL}', 10)
+        """
 }

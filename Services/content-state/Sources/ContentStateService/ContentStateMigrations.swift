@@ -9,5 +9,8 @@ enum ContentStateMigrations {
         Migration(
             version: 2, name: "write_items function",
             sql: String(decoding: PackageResources._2_write_items_function_sql, as: UTF8.self)),
+        Migration(
+            version: 3, name: "write_batch function",
+            sql: String(decoding: PackageResources._3_write_batch_function_sql, as: UTF8.self)),
     ]
 }

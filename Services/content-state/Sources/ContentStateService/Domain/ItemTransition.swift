@@ -1,8 +1,7 @@
 import ContentStateAPI
-import Postgres
 
-/// What a write method does to each item it names, as `content.write_items` applies it (the
-/// function's header says each case's rule). A transition that changes nothing writes nothing
+/// What a write method does to each item it names, as `content.write_batch` applies it (the
+/// function's header, migration 3, says each case's rule). A transition that changes nothing writes nothing
 /// and takes no change version: put, remove, mark and unmark are idempotent.
 enum ItemTransition: Sendable, Equatable {
     /// Favorites the item, keeping the original favorite time when it already is one; the
@@ -18,31 +17,29 @@ enum ItemTransition: Sendable, Equatable {
     case unlike
     case removeUnlike
 
-    /// The function's `p_transition` .. `p_position` arguments.
-    var sqlArguments: [PostgresValue] {
-        switch self {
-        case .favorite(let nickname, let position):
-            let setNickname: [PostgresValue] =
-                switch nickname {
-                case .keep: [.bool(false), .null]
-                case .set(let text): [.bool(true), text.map(PostgresValue.text) ?? .null]
-                }
-            let setPosition: [PostgresValue] =
-                switch position {
-                case .keep: [.bool(false), .null]
-                case .set(let value): [.bool(true), value.map { .int(Int($0)) } ?? .null]
-                }
-            return [.text("favorite")] + setNickname + setPosition
-        case .unfavorite: return Self.plain("unfavorite")
-        case .toggleFavorite: return Self.plain("toggle_favorite")
-        case .markRead: return Self.plain("mark_read")
-        case .unmarkRead: return Self.plain("unmark_read")
-        case .unlike: return Self.plain("unlike")
-        case .removeUnlike: return Self.plain("remove_unlike")
-        }
+    /// What `content.write_batch` is given for this transition: its name, and the nickname
+    /// and position it sets (`setNickname`, `setPosition` false: kept).
+    struct Arguments: Equatable {
+        var name: String
+        var setNickname = false
+        var nickname: String? = nil
+        var setPosition = false
+        var position: Int64? = nil
     }
 
-    private static func plain(_ name: String) -> [PostgresValue] {
-        [.text(name), .bool(false), .null, .bool(false), .null]
+    var arguments: Arguments {
+        switch self {
+        case .favorite(let nickname, let position):
+            var arguments = Arguments(name: "favorite")
+            if case .set(let text) = nickname { (arguments.setNickname, arguments.nickname) = (true, text) }
+            if case .set(let value) = position { (arguments.setPosition, arguments.position) = (true, value) }
+            return arguments
+        case .unfavorite: return Arguments(name: "unfavorite")
+        case .toggleFavorite: return Arguments(name: "toggle_favorite")
+        case .markRead: return Arguments(name: "mark_read")
+        case .unmarkRead: return Arguments(name: "unmark_read")
+        case .unlike: return Arguments(name: "unlike")
+        case .removeUnlike: return Arguments(name: "remove_unlike")
+        }
     }
 }

@@ -9,8 +9,9 @@ import ServiceProtocol
 struct ContentStore: Sendable {
     let postgres: PostgresClient
     let configuration: ContentStateConfiguration
-    /// Each user's writes in this replica, at most four at once (`write(user:items:_:)`).
-    let writeLine = UserWriteLine()
+    /// Each user's writes in this replica: a few statements at once, the writes that wait
+    /// behind them folded into one (`write(user:items:_:)`).
+    let writeLine = UserWriteLine<PendingWrite, WriteOutcome>(entries: { $0.items.count })
 }
 
 /// Column lists and conversions shared by the statements that read item rows. Times are
@@ -42,21 +43,31 @@ extension ItemState {
     }
 }
 
-/// Item ids as a Postgres `text[]` literal for `= ANY($n::text[])`: each element quoted, with
-/// `"` and `\` escaped. Ids never hold control characters (validated), so nothing else needs care.
+/// Item ids as a Postgres `text[]` literal for `= ANY($n::text[])`.
 func postgresTextArray(_ ids: [ItemID]) -> String {
+    postgresArray(ids.map(\.value))
+}
+
+/// A Postgres array literal of `elements` (cast it to the element type in the statement):
+/// each element quoted, with `"` and `\` escaped, and `nil` as NULL. Text never holds NUL
+/// (Postgres refuses it, and the API's validation before it), so nothing else needs care.
+func postgresArray(_ elements: [String?]) -> String {
     var text = "{"
-    text.reserveCapacity(ids.reduce(2) { $0 + $1.value.utf8.count + 3 })
-    for (index, id) in ids.enumerated() {
+    text.reserveCapacity(elements.reduce(2) { $0 + ($1?.utf8.count ?? 4) + 3 })
+    for (index, element) in elements.enumerated() {
         if index > 0 { text += "," }
+        guard let element else {
+            text += "NULL"
+            continue
+        }
         text += "\""
-        if id.value.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            for scalar in id.value.unicodeScalars {
+        if element.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            for scalar in element.unicodeScalars {
                 if scalar == "\"" || scalar == "\\" { text += "\\" }
                 text.unicodeScalars.append(scalar)
             }
         } else {
-            text += id.value
+            text += element
         }
         text += "\""
     }

@@ -1,60 +1,106 @@
 import Foundation
 import Synchronization
 
-/// The writes of each user that this replica runs: at most four at once, the others waiting
-/// here in the order they came.
+/// The writes of each user that this replica runs: at most four statements of a user at once;
+/// the writes that come while four run wait here in the order they came, and when a statement
+/// ends, the writes waiting go together as the next one (up to 16 writes and 500 items).
 ///
-/// `content.write_items` runs a user's writers one at a time, with a row lock in Postgres, and
+/// `content.write_batch` runs a user's writers one at a time, with a row lock in Postgres, and
 /// that stays the guarantee (several replicas, an account's deletion). Without this line every
 /// writer of a busy user waited for that lock on a pool connection of its own, in a backend
 /// that sleeps and is woken by a signal: one user writing from many devices or tabs took every
 /// pool connection (8 by default), and other users' reads and writes queued behind it. A few
-/// at once keep the next statements waiting in Postgres, so one starts the moment the previous
-/// one commits; the rest wait in the service and hold no connection. Measured with 64
-/// concurrent writers of one user (docs/benchmarks.md): one at a time left Postgres idle for a
-/// round trip between writes and served a third fewer, two served 7 % fewer, four serve as many
-/// as before with a sixth less Postgres CPU per write (fewer backends to wake).
+/// statements at once keep the next one waiting in Postgres, so it starts the moment the
+/// previous one commits; the rest wait in the service and hold no connection. Writes that
+/// waited together run as one statement (`content.write_batch`): the user's lock, version row
+/// and commit once for all of them, where Postgres spent most of a lone write's time (see
+/// docs/benchmarks.md). Each write keeps its own answer and error.
 ///
-/// A waiting write is not given up when its caller is cancelled: it runs when its turn comes
-/// (a write is one statement).
-final class UserWriteLine: Sendable {
-    /// How many writes of one user run at once, by default.
-    static let writesAtOnce = 4
+/// A waiting write is not given up when its caller is cancelled: it runs when its turn comes.
+final class UserWriteLine<Write: Sendable, Outcome: Sendable>: Sendable {
+    /// How many statements of one user run at once.
+    let statementsAtOnce: Int
+    /// How many writes one statement carries at most.
+    let writesPerStatement: Int
+    /// How many entries (items) one statement carries at most, counted by `entries`; a
+    /// single write larger than that still runs, alone.
+    let entriesPerStatement: Int
+    private let entries: @Sendable (Write) -> Int
 
-    /// How many writes of one user run at once in this line.
-    let writesAtOnce: Int
+    init(
+        statementsAtOnce: Int = 4, writesPerStatement: Int = 16, entriesPerStatement: Int = 500,
+        entries: @escaping @Sendable (Write) -> Int = { _ in 1 }
+    ) {
+        precondition(statementsAtOnce > 0 && writesPerStatement > 0)
+        self.statementsAtOnce = statementsAtOnce
+        self.writesPerStatement = writesPerStatement
+        self.entriesPerStatement = entriesPerStatement
+        self.entries = entries
+    }
 
-    init(writesAtOnce: Int = UserWriteLine.writesAtOnce) {
-        precondition(writesAtOnce > 0)
-        self.writesAtOnce = writesAtOnce
+    /// What a waiting write is handed when its turn comes.
+    private enum Turn: Sendable {
+        /// Run this write, with the writes that waited behind it, as the next statement.
+        case lead(followers: [Waiter])
+        /// Another write's statement ran this one.
+        case done(Result<Outcome, any Error>)
+    }
+
+    private struct Waiter: Sendable {
+        let write: Write
+        let continuation: CheckedContinuation<Turn, Never>
     }
 
     private struct Line {
         var running = 0
-        var waiting: [CheckedContinuation<Void, Never>] = []
+        var waiting: [Waiter] = []
     }
 
-    /// Per user with a write running.
+    /// Per user with a statement running.
     private let lines = Mutex<[UUID: Line]>([:])
 
-    /// Runs `write` once fewer than `writesAtOnce` earlier writes of `user` are running here
-    /// (the first waiting goes first).
-    func run<Result>(for user: UUID, _ write: () async throws -> Result) async throws -> Result {
-        await self.enter(user)
-        do {
-            let result = try await write()
-            self.leave(user)
-            return result
-        } catch {
-            self.leave(user)
-            throw error
+    /// Runs `write` of `user` when its turn comes, as a `statement` of the writes that waited
+    /// with it (in the order they came; alone when none did). The statement answers each
+    /// write, in that order; when it throws, every write it carried fails with its error.
+    func run(
+        _ write: Write, for user: UUID, _ statement: ([Write]) async throws -> [Result<Outcome, any Error>]
+    ) async throws -> Outcome {
+        let turn: Turn
+        if self.lines.withLock({ self.tryEnter(user, &$0) }) {
+            turn = .lead(followers: [])
+        } else {
+            turn = await withCheckedContinuation { (continuation: CheckedContinuation<Turn, Never>) in
+                let entered = self.lines.withLock { lines in
+                    if self.tryEnter(user, &lines) { return true }
+                    lines[user]!.waiting.append(Waiter(write: write, continuation: continuation))
+                    return false
+                }
+                if entered { continuation.resume(returning: .lead(followers: [])) }
+            }
+        }
+        switch turn {
+        case .done(let result):
+            return try result.get()
+        case .lead(let followers):
+            defer { self.leave(user) }
+            var results: [Result<Outcome, any Error>]
+            do {
+                results = try await statement([write] + followers.map(\.write))
+                precondition(results.count == followers.count + 1, "one answer per write")
+            } catch {
+                results = Array(repeating: .failure(error), count: followers.count + 1)
+            }
+            for (follower, result) in zip(followers, results.dropFirst()) {
+                follower.continuation.resume(returning: .done(result))
+            }
+            return try results[0].get()
         }
     }
 
-    /// The users with a write running here (for tests).
+    /// The users with a statement running here (for tests).
     var busyUsers: Int { self.lines.withLock { $0.count } }
 
-    /// The writes of `user` running and waiting (for tests).
+    /// The statements of `user` running and the writes waiting (for tests).
     func writes(of user: UUID) -> (running: Int, waiting: Int) {
         self.lines.withLock { lines in (lines[user]?.running ?? 0, lines[user]?.waiting.count ?? 0) }
     }
@@ -62,38 +108,38 @@ final class UserWriteLine: Sendable {
     /// Takes a place if one is free; false if the caller has to wait.
     private func tryEnter(_ user: UUID, _ lines: inout [UUID: Line]) -> Bool {
         let running = lines[user]?.running ?? 0
-        guard running < self.writesAtOnce else { return false }
+        guard running < self.statementsAtOnce else { return false }
         lines[user, default: Line()].running = running + 1
         return true
     }
 
-    private func enter(_ user: UUID) async {
-        if self.lines.withLock({ self.tryEnter(user, &$0) }) { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let entered = self.lines.withLock { lines in
-                if self.tryEnter(user, &lines) { return true }
-                lines[user]!.waiting.append(continuation)
-                return false
-            }
-            if entered { continuation.resume() }
-        }
-    }
-
-    /// Hands the place on to the first write waiting, or frees it.
+    /// Hands the place on to the first write waiting, with the writes behind it that fit in
+    /// its statement, or frees it.
     private func leave(_ user: UUID) {
-        let next = self.lines.withLock { lines -> CheckedContinuation<Void, Never>? in
+        let next = self.lines.withLock { lines -> (leader: Waiter, followers: [Waiter])? in
             guard let line = lines[user] else { return nil }
-            if !line.waiting.isEmpty {
-                // In place: a copy of the line would copy its queue.
-                return lines[user]!.waiting.removeFirst()
+            if line.waiting.isEmpty {
+                if line.running > 1 {
+                    lines[user]!.running -= 1
+                } else {
+                    lines[user] = nil
+                }
+                return nil
             }
-            if line.running > 1 {
-                lines[user]!.running -= 1
-            } else {
-                lines[user] = nil
+            // In place: a copy of the line would copy its queue.
+            let leader = lines[user]!.waiting.removeFirst()
+            var taken = self.entries(leader.write)
+            var followers: [Waiter] = []
+            while followers.count + 1 < self.writesPerStatement, let first = lines[user]!.waiting.first,
+                taken + self.entries(first.write) <= self.entriesPerStatement
+            {
+                taken += self.entries(first.write)
+                followers.append(lines[user]!.waiting.removeFirst())
             }
-            return nil
+            return (leader, followers)
         }
-        next?.resume()
+        if let next {
+            next.leader.continuation.resume(returning: .lead(followers: next.followers))
+        }
     }
 }

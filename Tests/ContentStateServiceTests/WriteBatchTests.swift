@@ -1,0 +1,107 @@
+import ContentStateAPI
+@testable import ContentStateService
+import Foundation
+import Postgres
+import Testing
+
+/// A user's writes that wait behind each other in the write line go to Postgres as one
+/// statement (`content.write_batch`), and each caller still gets its own answer.
+@Suite struct WriteBatchTests {
+    /// The writes of `writes` for `user`, each started once the previous one waits in the line
+    /// behind four writes that hold the line's places while the user's lock is held elsewhere;
+    /// returns each write's result once the lock is let go. The user's first write (version 1)
+    /// makes the lock's row, and the four take versions 2-5.
+    private func queued(
+        _ writes: [PendingWrite], of user: UUID, on store: ContentStore, service: TestService
+    ) async throws -> [Result<WriteOutcome, any Error>] {
+        _ = try await store.write(user: user, items: [try ItemID(validating: "first")], .markRead)
+        let tasks = try await service.postgres.withTransaction { connection in
+            try await connection.holdWriteLock(of: user)
+            var holders: [Task<WriteOutcome, any Error>] = []
+            for index in 0..<store.writeLine.statementsAtOnce {
+                holders.append(Task { try await store.write(user: user, items: [try ItemID(validating: "held-\(index)")], .markRead) })
+                while store.writeLine.writes(of: user).running < index + 1 { await Task.yield() }
+            }
+            var tasks: [Task<WriteOutcome, any Error>] = []
+            for (index, write) in writes.enumerated() {
+                tasks.append(Task { try await store.write(user: user, items: write.items, write.transition) })
+                while store.writeLine.writes(of: user).waiting < index + 1 { await Task.yield() }
+            }
+            return holders + tasks
+        }
+        var results: [Result<WriteOutcome, any Error>] = []
+        for task in tasks { results.append(await task.result) }
+        return Array(results.dropFirst(store.writeLine.statementsAtOnce))
+    }
+
+    private func ids(_ texts: String...) throws -> [ItemID] { try texts.map { try ItemID(validating: $0) } }
+
+    /// The transaction that wrote each item of `user` (rows of one statement share it).
+    private func writers(of user: UUID, _ service: TestService) async throws -> [String: String] {
+        let rows = try await service.postgres.query(
+            "SELECT item_id, xmin::text AS tx FROM content.item_states WHERE user_id = $1", [.uuid(user)])
+        return Dictionary(uniqueKeysWithValues: try rows.map { (try $0.decode("item_id", as: String.self), try $0.decode("tx", as: String.self)) })
+    }
+
+    @Test func writesThatWaitedTogetherRunAsOneStatementAndEachGetsItsAnswer() async throws {
+        let service = try await TestService.ownPool()
+        let store = ContentStore(postgres: service.postgres, configuration: ContentStateConfiguration(maxFavoritesPerUser: 3))
+        let user = UUID()
+        let results = try await queued(
+            [
+                PendingWrite(items: try ids("a"), transition: .favorite(nickname: .set("first"), position: .set(7))),
+                PendingWrite(items: try ids("b", "c"), transition: .favorite(nickname: .keep, position: .keep)),
+                PendingWrite(items: try ids("a"), transition: .toggleFavorite),
+                PendingWrite(items: try ids("b"), transition: .favorite(nickname: .keep, position: .keep)),
+                PendingWrite(items: try ids("a", "d"), transition: .markRead),
+            ], of: user, on: store, service: service)
+        let outcomes = try results.map { try $0.get() }
+        let a = try ItemID(validating: "a"), b = try ItemID(validating: "b")
+        #expect(outcomes[0].states[a]?.nickname == "first" && outcomes[0].states[a]?.position == 7)
+        #expect(outcomes[0].changed == 1)
+        #expect(outcomes[1].changed == 2)
+        #expect(outcomes[2].states[a]?.favoritedAt == nil, "the toggle saw the favorite of the write before it")
+        #expect(outcomes[3].changed == 0 && outcomes[3].states[b]?.favoritedAt != nil, "favoriting a favorite changes nothing")
+        #expect(outcomes[4].changed == 2 && outcomes[4].states[a]?.readAt != nil)
+
+        let writers = try await writers(of: user, service)
+        let batch = Set(["a", "b", "c", "d"].map { writers[$0] })
+        #expect(batch.count == 1, "the five writes that waited together were one statement")
+        let rows = try await service.postgres.query(
+            "SELECT item_id, version FROM content.item_states WHERE user_id = $1 AND item_id = ANY('{a,b,c,d}') ORDER BY version",
+            [.uuid(user)])
+        // The statement's changes took consecutive versions in the order of its writes: a, b, c,
+        // a (toggle), a and d (read). Postgres may let it take the lock before some of the held
+        // writes, so the versions are counted from b's.
+        #expect(try rows.map { try $0.decode("item_id", as: String.self) } == ["b", "c", "a", "d"])
+        let versions = try rows.map { try $0.decode("version", as: Int.self) }
+        #expect(versions.map { $0 - versions[0] } == [0, 1, 3, 4])
+        let counter = try await service.postgres.query(
+            "SELECT version, favorite_count FROM content.user_versions WHERE user_id = $1", [.uuid(user)])
+        #expect(try counter[0].decode("version", as: Int.self) == 11)
+        #expect(try counter[0].decode("favorite_count", as: Int.self) == 2)
+    }
+
+    @Test func aWriteThatWouldPassTheFavoritesLimitIsRefusedAloneAndTheOthersStay() async throws {
+        let service = try await TestService.ownPool()
+        let store = ContentStore(postgres: service.postgres, configuration: ContentStateConfiguration(maxFavoritesPerUser: 3))
+        let user = UUID()
+        let results = try await queued(
+            [
+                PendingWrite(items: try ids("a", "b"), transition: .favorite(nickname: .keep, position: .keep)),
+                PendingWrite(items: try ids("c", "d"), transition: .favorite(nickname: .keep, position: .keep)),
+                PendingWrite(items: try ids("c"), transition: .toggleFavorite),
+                PendingWrite(items: try ids("a"), transition: .markRead),
+            ], of: user, on: store, service: service)
+        #expect(throws: ContentStateError.favoritesLimitReached(maximum: 3)) { try results[1].get() }
+        #expect(try results[0].get().changed == 2)
+        #expect(try results[2].get().changed == 1, "the write after the refused one saw it undone")
+        #expect(try results[3].get().changed == 1)
+        let writers = try await writers(of: user, service)
+        #expect(writers["d"] == nil)
+        #expect(Set(["a", "c"].map { writers[$0] }).count == 2, "after the refusal, each write ran on its own")
+        let counter = try await service.postgres.query(
+            "SELECT favorite_count FROM content.user_versions WHERE user_id = $1", [.uuid(user)])
+        #expect(try counter[0].decode("favorite_count", as: Int.self) == 3)
+    }
+}
