@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// The writes of each user that this replica runs: at most four statements of a user at once;
-/// the writes that come while four run wait here in the order they came, and when a statement
+/// The writes of each user that this replica runs: at most two statements of a user at once;
+/// the writes that come while two run wait here in the order they came, and when a statement
 /// ends, the writes waiting go together as the next one (up to 16 writes and 500 items).
 ///
 /// `content.write_batch` runs a user's writers one at a time, with a row lock in Postgres, and
@@ -13,8 +13,10 @@ import Synchronization
 /// statements at once keep the next one waiting in Postgres, so it starts the moment the
 /// previous one commits; the rest wait in the service and hold no connection. Writes that
 /// waited together run as one statement (`content.write_batch`): the user's lock, version row
-/// and commit once for all of them, where Postgres spent most of a lone write's time (see
-/// docs/benchmarks.md). Each write keeps its own answer and error.
+/// and commit once for all of them, where Postgres spent most of a lone write's time. Two at
+/// once served as many writes as four with less Postgres time per write, and one at a time
+/// leaves Postgres idle for a round trip between statements (see docs/benchmarks.md). Each
+/// write keeps its own answer and error.
 ///
 /// A waiting write is not given up when its caller is cancelled: it runs when its turn comes.
 final class UserWriteLine<Write: Sendable, Outcome: Sendable>: Sendable {
@@ -28,7 +30,7 @@ final class UserWriteLine<Write: Sendable, Outcome: Sendable>: Sendable {
     private let entries: @Sendable (Write) -> Int
 
     init(
-        statementsAtOnce: Int = 4, writesPerStatement: Int = 16, entriesPerStatement: Int = 500,
+        statementsAtOnce: Int = 2, writesPerStatement: Int = 16, entriesPerStatement: Int = 500,
         entries: @escaping @Sendable (Write) -> Int = { _ in 1 }
     ) {
         precondition(statementsAtOnce > 0 && writesPerStatement > 0)
