@@ -129,6 +129,29 @@ import Testing
         #expect(try none[0].decode("n", as: Int.self) == 0, "not even the write before it stays")
     }
 
+    @Test func timesAreReadToTheExactMillisecond() async throws {
+        let service = try await TestService.standard()
+        let user = UUID()
+        // The first and last millisecond of a second, 1970's first, and one of the year 2254.
+        let times: [Int64] = [1_795_661_410_000, 1_795_661_410_999, 1, 9_000_000_000_123]
+        for (index, ms) in times.enumerated() {
+            try await service.postgres.execute(
+                """
+                INSERT INTO content.item_states (user_id, item_id, favorited_at, read_at, unliked_at, updated_at, version)
+                VALUES ($1, $2, to_timestamp($3::bigint / 1000.0), to_timestamp($3::bigint / 1000.0),
+                    to_timestamp($3::bigint / 1000.0), to_timestamp($3::bigint / 1000.0), $4)
+                """,
+                [.uuid(user), .text("t\(index)"), .int(Int(ms)), .int(index + 1)])
+        }
+        let page: ChangesPage = try await service.call(ContentState.stateChanges, ChangesParams(userID: user))
+        #expect(page.changes.map(\.updatedAt.milliseconds) == times)
+        #expect(page.changes.map { $0.favoritedAt?.milliseconds } == times)
+        #expect(page.changes.map { $0.readAt?.milliseconds } == times)
+        #expect(page.changes.map { $0.unlikedAt?.milliseconds } == times)
+        let favorites: FavoritesPage = try await service.call(ContentState.favoritesList, FavoritesListParams(userID: user))
+        #expect(Set(favorites.items.map(\.favoritedAt.milliseconds)) == Set(times))
+    }
+
     static let batch = """
         SELECT * FROM content.write_batch($1::uuid, $2::integer[], $3::text[], $4::text[], $5::boolean[], $6::text[],
             $7::boolean[], $8::bigint[], $9::integer)

@@ -39,7 +39,7 @@ extension ContentStore {
 
     static let favoriteColumns = """
         item_id, nickname, position, sort_position,
-        (extract(epoch FROM favorited_at) * 1000)::bigint AS favorited_ms
+        \(ItemColumns.milliseconds("favorited_at")) AS favorited_ms
         """
 
     /// Most recently favorited first; ties (same millisecond) by item id, descending.

@@ -23,14 +23,14 @@ enum MarkList: Sendable {
     }
 
     static let readFirst = """
-        SELECT item_id, (extract(epoch FROM read_at) * 1000)::bigint AS at_ms FROM content.item_states
+        SELECT item_id, \(ItemColumns.milliseconds("read_at")) AS at_ms FROM content.item_states
         WHERE user_id = $1 AND read_at IS NOT NULL
         ORDER BY read_at DESC, item_id DESC
         LIMIT $2
         """
 
     static let readAfter = """
-        SELECT item_id, (extract(epoch FROM read_at) * 1000)::bigint AS at_ms FROM content.item_states
+        SELECT item_id, \(ItemColumns.milliseconds("read_at")) AS at_ms FROM content.item_states
         WHERE user_id = $1 AND read_at IS NOT NULL
             AND (read_at, item_id) < (to_timestamp($3::bigint / 1000.0), $4::text)
         ORDER BY read_at DESC, item_id DESC
@@ -38,14 +38,14 @@ enum MarkList: Sendable {
         """
 
     static let unlikedFirst = """
-        SELECT item_id, (extract(epoch FROM unliked_at) * 1000)::bigint AS at_ms FROM content.item_states
+        SELECT item_id, \(ItemColumns.milliseconds("unliked_at")) AS at_ms FROM content.item_states
         WHERE user_id = $1 AND unliked_at IS NOT NULL
         ORDER BY unliked_at DESC, item_id DESC
         LIMIT $2
         """
 
     static let unlikedAfter = """
-        SELECT item_id, (extract(epoch FROM unliked_at) * 1000)::bigint AS at_ms FROM content.item_states
+        SELECT item_id, \(ItemColumns.milliseconds("unliked_at")) AS at_ms FROM content.item_states
         WHERE user_id = $1 AND unliked_at IS NOT NULL
             AND (unliked_at, item_id) < (to_timestamp($3::bigint / 1000.0), $4::text)
         ORDER BY unliked_at DESC, item_id DESC

@@ -45,7 +45,7 @@ extension ContentStore {
     }
 
     static let selectChanges = """
-        SELECT \(ItemColumns.state), (extract(epoch FROM s.updated_at) * 1000)::bigint AS updated_ms, s.version
+        SELECT \(ItemColumns.state), \(ItemColumns.milliseconds("s.updated_at")) AS updated_ms, s.version
         FROM content.item_states s
         WHERE s.user_id = $1 AND s.version > $2
         ORDER BY s.version

@@ -19,12 +19,22 @@ struct ContentStore: Sendable {
 enum ItemColumns {
     static let state = """
         s.item_id,
-        (extract(epoch FROM s.favorited_at) * 1000)::bigint AS favorited_ms,
+        \(milliseconds("s.favorited_at")) AS favorited_ms,
         s.nickname,
         s.position,
-        (extract(epoch FROM s.read_at) * 1000)::bigint AS read_ms,
-        (extract(epoch FROM s.unliked_at) * 1000)::bigint AS unliked_ms
+        \(milliseconds("s.read_at")) AS read_ms,
+        \(milliseconds("s.unliked_at")) AS unliked_ms
         """
+
+    /// The `timestamptz` `column` as a `bigint` of milliseconds since 1970. `date_part`
+    /// computes in `float8` where `extract` computes in `numeric`, which cost a changes page of
+    /// 100 items a third of its Postgres time (pgbench: 1,963-1,987 pages a second with
+    /// `extract`, 2,980-3,009 with `date_part`, the same rows). Times are stored in whole
+    /// milliseconds, and the `float8` seconds times 1000 round back to the exact millisecond
+    /// (a time in microseconds stays below 2^53 until the year 2255).
+    static func milliseconds(_ column: String) -> String {
+        "(date_part('epoch', \(column)) * 1000)::bigint"
+    }
 
     static func timestamp(_ row: PostgresRow, _ column: String) throws -> Timestamp? {
         try row.decode(column, as: Int64?.self).map(Timestamp.init(milliseconds:))
