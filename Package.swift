@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "Redis", dependencies: ["CHiredis", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Redis"),
         .target(
             name: "ServiceKit",
-            dependencies: ["ServiceProtocol", "Postgres", "Redis", nio, nioPosix, logging, lifecycle, metrics, prometheus, hummingbird],
+            dependencies: ["ServiceProtocol", "Postgres", "Redis", "TextCoding", nio, nioPosix, logging, lifecycle, metrics, prometheus, hummingbird],
             path: "Shared/ServiceKit"),
 
         // Services: a library with the logic and a thin executable each.

@@ -179,40 +179,7 @@ final class CompactJSONWriter {
     /// `escapingSlashes` is off), the named control characters, and `\u00xx` for the others
     /// below 0x20.
     func writeString(_ text: String) {
-        self.bytes.append(UInt8(ascii: "\""))
-        let utf8 = text.utf8
-        // Without escaping, the slash test repeats the quote's: a slash is then plain.
-        let slash: UInt8 = self.escapingSlashes ? UInt8(ascii: "/") : UInt8(ascii: "\"")
-        let plain = utf8.withContiguousStorageIfAvailable { storage in
-            for byte in storage where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == slash {
-                return false
-            }
-            self.bytes.append(contentsOf: storage)
-            return true
-        }
-        if plain == true {
-            self.bytes.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "/") where self.escapingSlashes: self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "/")])
-            case 0x08: self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x0A: self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                self.bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                self.bytes.append(hex[Int(byte >> 4)])
-                self.bytes.append(hex[Int(byte & 0x0F)])
-            default: self.bytes.append(byte)
-            }
-        }
-        self.bytes.append(UInt8(ascii: "\""))
+        JSONString.write(text, escapingSlashes: self.escapingSlashes, to: &self.bytes)
     }
 }
 

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TextCoding
 
 /// The pieces of a log line, built into bytes without Foundation: the gateway writes one line
 /// per request at the default level, and `Date.formatted` plus `JSONSerialization` cost more
@@ -49,25 +50,9 @@ enum LogLine {
         }
     }
 
-    /// `text` as a JSON string, quotes included.
+    /// `text` as a JSON string, quotes included (`JSONString`).
     static func appendJSONString(_ text: String, to line: inout [UInt8]) {
-        line.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                line.append(hex[Int(byte >> 4)])
-                line.append(hex[Int(byte & 0x0F)])
-            default: line.append(byte)
-            }
-        }
-        line.append(UInt8(ascii: "\""))
+        JSONString.write(text, to: &line)
     }
 
     /// Writes the whole line to standard output (one `write` unless the kernel takes less).

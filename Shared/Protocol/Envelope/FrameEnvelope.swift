@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOFoundationCompat
+import TextCoding
 
 /// The top-level members of a request or response frame, found by `JSONObjectScanner`:
 /// scalar members are read directly, `params` / `result` stay bytes for the one decoder
@@ -175,31 +176,8 @@ enum EnvelopeWriter {
         return buffer
     }
 
-    /// Writes `text` as a JSON string: quotes, backslashes and control characters escaped.
+    /// Writes `text` as a JSON string (`JSONString`, the escaper every hand-written JSON uses).
     static func writeQuoted<Sink: JSONByteSink>(_ text: String, to sink: inout Sink) {
-        sink.write("\"")
-        // A native string's bytes are checked and copied in place: most are plain.
-        let plain = text.utf8.withContiguousStorageIfAvailable { storage -> Bool in
-            for byte in storage where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
-            sink.write(storage)
-            return true
-        }
-        if plain == true {
-            sink.write("\"")
-            return
-        }
-        let hex: StaticString = "0123456789abcdef"
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): sink.write(#"\""#)
-            case UInt8(ascii: "\\"): sink.write(#"\\"#)
-            case 0..<0x20:
-                sink.write(#"\u00"#)
-                sink.write(byte: hex.utf8Start[Int(byte >> 4)])
-                sink.write(byte: hex.utf8Start[Int(byte & 0x0F)])
-            default: sink.write(byte: byte)
-            }
-        }
-        sink.write("\"")
+        JSONString.write(text, to: &sink)
     }
 }
