@@ -53,8 +53,7 @@ import Testing
 
     @Test func accountDeleteRemovesTheIdentityAndTheUserWhenItWasTheLast() async throws {
         // With Apple REST on, so that the identity holds an Apple refresh token.
-        let (environment, _) = try await AppleRESTTests.appleRESTEnvironment()
-        try await IdentityHarness.run(environment: environment) { harness in
+        try await AppleRESTTests.withAppleREST { harness, _ in
             let subject = uniqueSubject()
             let user = try await harness.signInAppleWithCode(subject: subject).user
             #expect(await harness.mock.callLog.appleTokenExchanges.count == 1)

@@ -13,37 +13,47 @@ import Testing
     static let teamID = "TEAM123456"
     static let keyID = "KEY7654321"
 
-    /// A fresh `.p8` key on disk and the environment that turns Apple REST on.
-    static func appleRESTEnvironment() async throws -> (environment: [String: String], key: P256.Signing.PrivateKey) {
-        let databaseURL = try await Self.isolatedDatabaseURL()
+    /// Runs `body` with an identity service that has Apple REST on: a fresh `.p8` key on disk
+    /// and a database of the test's own, both removed afterwards. The database is the test's
+    /// own because the Apple revocation outbox is a table that every identity instance works
+    /// off, so instances of tests running in parallel must not share it.
+    static func withAppleREST<T: Sendable>(
+        _ body: (IdentityHarness, P256.Signing.PrivateKey) async throws -> T
+    ) async throws -> T {
+        let base = try #require(ProcessInfo.processInfo.environment["DATABASE_URL"], "DATABASE_URL is not set")
+        let database = "identity_apple_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try await Self.administer(base, "CREATE DATABASE \(database)")
         let key = P256.Signing.PrivateKey()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("AuthKey_\(UUID().uuidString).p8").path
-        try key.pemRepresentation.write(toFile: path, atomically: true, encoding: .utf8)
-        return (
-            [
-                "DATABASE_URL": databaseURL,
-                "APPLE_TEAM_ID": teamID, "APPLE_KEY_ID": keyID, "APPLE_PRIVATE_KEY_PATH": path,
-                "APPLE_TOKEN_ENCRYPTION_KEY": Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
-            ], key
-        )
+        var components = try #require(URLComponents(string: base))
+        components.path = "/" + database
+        let environment = [
+            "DATABASE_URL": try #require(components.string),
+            "APPLE_TEAM_ID": teamID, "APPLE_KEY_ID": keyID, "APPLE_PRIVATE_KEY_PATH": path,
+            "APPLE_TOKEN_ENCRYPTION_KEY": Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
+        ]
+        let result: Result<T, any Error>
+        do {
+            try key.pemRepresentation.write(toFile: path, atomically: true, encoding: .utf8)
+            result = .success(try await IdentityHarness.run(environment: environment) { harness in try await body(harness, key) })
+        } catch {
+            result = .failure(error)
+        }
+        try? FileManager.default.removeItem(atPath: path)
+        try await Self.administer(base, "DROP DATABASE \(database) WITH (FORCE)")
+        return try result.get()
     }
 
-    /// A database of the test's own: the Apple revocation outbox is a table that every identity
-    /// instance works off, so instances of tests running in parallel must not share it.
-    static func isolatedDatabaseURL() async throws -> String {
-        let base = try #require(ProcessInfo.processInfo.environment["DATABASE_URL"], "DATABASE_URL is not set")
-        let name = "identity_apple_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let admin = PostgresClient(configuration: PostgresConfiguration(url: base, poolSize: 1), logger: Logger(label: "test"))
+    /// Runs `statement` (one that cannot run in a transaction) on the database at `url`.
+    private static func administer(_ url: String, _ statement: String) async throws {
+        let admin = PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: 1), logger: Logger(label: "test"))
         do {
-            try await admin.execute("CREATE DATABASE \(name)")
+            try await admin.execute(statement)
         } catch {
             await admin.shutdown()
             throw error
         }
         await admin.shutdown()
-        var components = try #require(URLComponents(string: base))
-        components.path = "/" + name
-        return try #require(components.string)
     }
 
     struct ClientSecretClaims: JWTPayload {
@@ -56,8 +66,7 @@ import Testing
     }
 
     @Test func aSignInWithACodeExchangesItWithAnES256ClientSecret() async throws {
-        let (environment, key) = try await Self.appleRESTEnvironment()
-        try await IdentityHarness.run(environment: environment) { harness in
+        try await Self.withAppleREST { harness, key in
             _ = try await harness.signInAppleWithCode(subject: uniqueSubject())
             let exchange = try #require(await harness.mock.callLog.appleTokenExchanges.first)
             #expect(exchange.clientID == IdentityHarness.appleAudience)
@@ -74,8 +83,7 @@ import Testing
     }
 
     @Test func theRefreshTokenIsStoredEncrypted() async throws {
-        let (environment, _) = try await Self.appleRESTEnvironment()
-        try await IdentityHarness.run(environment: environment) { harness in
+        try await Self.withAppleREST { harness, _ in
             let subject = uniqueSubject()
             _ = try await harness.signInAppleWithCode(subject: subject)
             let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
@@ -90,8 +98,7 @@ import Testing
     /// A code from someone else's sign-in, sent along with one's own identity token: Apple
     /// exchanges it, but its id token names the other person, so the refresh token is dropped.
     @Test func aCodeIssuedToAnotherSignInIsNotKept() async throws {
-        let (environment, _) = try await Self.appleRESTEnvironment()
-        try await IdentityHarness.run(environment: environment) { harness in
+        try await Self.withAppleREST { harness, _ in
             let subject = uniqueSubject()
             let result = try await harness.signInAppleWithCode(subject: subject, codeSubject: uniqueSubject())
             #expect(result.isNewUser)
@@ -110,16 +117,14 @@ import Testing
     }
 
     @Test func aRefusedCodeDoesNotFailTheSignIn() async throws {
-        let (environment, _) = try await Self.appleRESTEnvironment()
-        try await IdentityHarness.run(environment: environment) { harness in
+        try await Self.withAppleREST { harness, _ in
             let result = try await harness.signInApple(subject: uniqueSubject(), code: "invalid-code")
             #expect(result.isNewUser)
         }
     }
 
     @Test func deletingAUserRevokesItsAppleAuthorization() async throws {
-        let (environment, _) = try await Self.appleRESTEnvironment()
-        try await IdentityHarness.run(environment: environment) { harness in
+        try await Self.withAppleREST { harness, _ in
             let user = try await harness.signInAppleWithCode(subject: uniqueSubject()).user
             let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
             _ = try await harness.client.call(Identity.deleteUser, UserIDParams(userID: user.id))
@@ -130,8 +135,7 @@ import Testing
     }
 
     @Test func aFailedRevocationIsRetriedAndNeverBlocksTheDeletion() async throws {
-        let (environment, _) = try await Self.appleRESTEnvironment()
-        try await IdentityHarness.run(environment: environment) { harness in
+        try await Self.withAppleREST { harness, _ in
             let user = try await harness.signInAppleWithCode(subject: uniqueSubject()).user
             let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
             await harness.mock.failNextRevocations(1)
@@ -146,8 +150,7 @@ import Testing
     }
 
     @Test func unlinkingAppleRevokesItsAuthorization() async throws {
-        let (environment, _) = try await Self.appleRESTEnvironment()
-        try await IdentityHarness.run(environment: environment) { harness in
+        try await Self.withAppleREST { harness, _ in
             let email = uniqueEmail()
             let user = try await harness.signInAppleWithCode(subject: uniqueSubject(), email: email).user
             _ = try await harness.signInGoogle(subject: uniqueSubject(), email: email)
