@@ -119,16 +119,17 @@ final class UserWriteLine<Write: Sendable, Outcome: Sendable>: Sendable {
     /// its statement, or frees it.
     private func leave(_ user: UUID) {
         let next = self.lines.withLock { lines -> (leader: Waiter, followers: [Waiter])? in
-            guard let line = lines[user] else { return nil }
-            if line.waiting.isEmpty {
-                if line.running > 1 {
+            // Only the counts are read out: a copy of the line held while its queue shrinks
+            // would copy the queue. The queue is changed in place.
+            guard let running = lines[user]?.running else { return nil }
+            if lines[user]!.waiting.isEmpty {
+                if running > 1 {
                     lines[user]!.running -= 1
                 } else {
                     lines[user] = nil
                 }
                 return nil
             }
-            // In place: a copy of the line would copy its queue.
             let leader = lines[user]!.waiting.removeFirst()
             var taken = self.entries(leader.write)
             var followers: [Waiter] = []
