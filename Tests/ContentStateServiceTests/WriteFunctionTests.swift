@@ -150,6 +150,11 @@ import Testing
         #expect(page.changes.map { $0.unlikedAt?.milliseconds } == times)
         let favorites: FavoritesPage = try await service.call(ContentState.favoritesList, FavoritesListParams(userID: user))
         #expect(Set(favorites.items.map(\.favoritedAt.milliseconds)) == Set(times))
+        // A write's own rows (`write_batch`): favoriting a favorite keeps its time.
+        for (index, ms) in times.enumerated() {
+            let kept: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "t\(index)"))
+            #expect(kept.favoritedAt.milliseconds == ms)
+        }
     }
 
     static let batch = """

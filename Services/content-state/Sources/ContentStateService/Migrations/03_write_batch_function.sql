@@ -22,7 +22,8 @@
 --   toggle_favorite  favorite when not favorited, else unfavorite
 --   mark_read / unmark_read, unlike / remove_unlike   read_at / unliked_at kept or now / cleared
 -- One row per entry of p_items: the number of its write (from 1), the item's state afterwards
--- (times in whole milliseconds), and whether its write changed it.
+-- (times in whole milliseconds, with date_part as the service's reads: float8, where extract
+-- computes in numeric), and whether its write changed it.
 CREATE FUNCTION content.write_batch(
     p_user uuid, p_sizes integer[], p_items text[], p_transitions text[],
     p_set_nicknames boolean[], p_nicknames text[], p_set_positions boolean[], p_positions bigint[],
@@ -100,11 +101,11 @@ BEGIN
 
             write_index := w;
             item_id := id;
-            favorited_ms := (extract(epoch FROM new_favorited) * 1000)::bigint;
+            favorited_ms := (date_part('epoch', new_favorited) * 1000)::bigint;
             nickname := new_nickname;
             "position" := new_position;
-            read_ms := (extract(epoch FROM new_read) * 1000)::bigint;
-            unliked_ms := (extract(epoch FROM new_unliked) * 1000)::bigint;
+            read_ms := (date_part('epoch', new_read) * 1000)::bigint;
+            unliked_ms := (date_part('epoch', new_unliked) * 1000)::bigint;
             RETURN NEXT;
         END LOOP;
         next_entry := next_entry + p_sizes[w];
