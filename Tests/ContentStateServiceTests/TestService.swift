@@ -86,6 +86,14 @@ final class TestService: Sendable {
             return "unexpected: \(error)"
         }
     }
+
+    /// The user's `user_versions` row: their change version and favorite count (nil when the
+    /// user has none).
+    func versionRow(of user: UUID) async throws -> (version: Int, favoriteCount: Int)? {
+        let rows = try await self.postgres.query(
+            "SELECT version, favorite_count FROM content.user_versions WHERE user_id = $1", [.uuid(user)])
+        return try rows.first.map { (try $0.decode("version", as: Int.self), try $0.decode("favorite_count", as: Int.self)) }
+    }
 }
 
 /// Tests need a real Postgres; without one they fail instead of skipping.

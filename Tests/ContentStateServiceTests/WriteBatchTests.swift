@@ -76,11 +76,10 @@ import Testing
         #expect(try rows.map { try $0.decode("item_id", as: String.self) } == ["b", "c", "a", "d"])
         let versions = try rows.map { try $0.decode("version", as: Int.self) }
         #expect(versions.map { $0 - versions[0] } == [0, 1, 3, 4])
-        let counter = try await service.postgres.query(
-            "SELECT version, favorite_count FROM content.user_versions WHERE user_id = $1", [.uuid(user)])
+        let counter = try #require(try await service.versionRow(of: user))
         // The first write, one per held place, and the statement's six changes.
-        #expect(try counter[0].decode("version", as: Int.self) == 1 + store.writeLine.statementsAtOnce + 6)
-        #expect(try counter[0].decode("favorite_count", as: Int.self) == 2)
+        #expect(counter.version == 1 + store.writeLine.statementsAtOnce + 6)
+        #expect(counter.favoriteCount == 2)
     }
 
     @Test func aWriteThatWouldPassTheFavoritesLimitIsRefusedAloneAndTheOthersStay() async throws {
@@ -101,8 +100,6 @@ import Testing
         let writers = try await writers(of: user, service)
         #expect(writers["d"] == nil)
         #expect(Set(["a", "c"].map { writers[$0] }).count == 2, "after the refusal, each write ran on its own")
-        let counter = try await service.postgres.query(
-            "SELECT favorite_count FROM content.user_versions WHERE user_id = $1", [.uuid(user)])
-        #expect(try counter[0].decode("favorite_count", as: Int.self) == 3)
+        #expect(try #require(try await service.versionRow(of: user)).favoriteCount == 3)
     }
 }

@@ -53,10 +53,9 @@ import Testing
             "SELECT item_id, version FROM content.item_states WHERE user_id = $1 ORDER BY version", [.uuid(user)])
         #expect(try rows.map { try $0.decode("item_id", as: String.self) } == ["c"], "the deleted items stay deleted")
         #expect(try rows.map { try $0.decode("version", as: Int.self) } == [1])
-        let counter = try await service.postgres.query(
-            "SELECT version, favorite_count FROM content.user_versions WHERE user_id = $1", [.uuid(user)])
-        #expect(try counter.map { try $0.decode("version", as: Int.self) } == [1], "the version row is made again")
-        #expect(try counter.map { try $0.decode("favorite_count", as: Int.self) } == [1])
+        let counter = try #require(try await service.versionRow(of: user), "the version row is made again")
+        #expect(counter.version == 1)
+        #expect(counter.favoriteCount == 1)
     }
 
     @Test func aWriteThatWouldPassTheFavoritesLimitLeavesEveryItemAsItWas() async throws {
@@ -76,10 +75,9 @@ import Testing
 
         let written = try await service.postgres.query(favorite, [.uuid(user), .text("{w,x,w,y,z}"), .int(4)])
         #expect(try written.map { try $0.decode("changed", as: Bool.self) } == [true, true, false, true, true], "a repeat finds its item written")
-        let counter = try await service.postgres.query(
-            "SELECT version, favorite_count FROM content.user_versions WHERE user_id = $1", [.uuid(user)])
-        #expect(try counter[0].decode("version", as: Int.self) == 4)
-        #expect(try counter[0].decode("favorite_count", as: Int.self) == 4)
+        let counter = try #require(try await service.versionRow(of: user))
+        #expect(counter.version == 4)
+        #expect(counter.favoriteCount == 4)
     }
 
     @Test func aBatchAppliesItsWritesInOrderEachAsItWouldAlone() async throws {
@@ -107,10 +105,9 @@ import Testing
         #expect(try written.map { try $0.decode("version", as: Int.self) } == [5, 6, 8])
         #expect(try written.map { try $0.decode("favorite", as: Bool.self) } == [false, true, true])
         #expect(try written.map { try $0.decode("read", as: Bool.self) } == [true, true, false])
-        let counter = try await service.postgres.query(
-            "SELECT version, favorite_count FROM content.user_versions WHERE user_id = $1", [.uuid(user)])
-        #expect(try counter[0].decode("version", as: Int.self) == 8)
-        #expect(try counter[0].decode("favorite_count", as: Int.self) == 2)
+        let counter = try #require(try await service.versionRow(of: user))
+        #expect(counter.version == 8)
+        #expect(counter.favoriteCount == 2)
     }
 
     @Test func aBatchWithAWriteThatWouldPassTheFavoritesLimitChangesNothing() async throws {
