@@ -3,9 +3,9 @@ import IdentityAPI
 import Foundation
 import IdentityService
 import JWTKit
-import Logging
 import MockIdentityProvider
 import Postgres
+import TestSupport
 import Testing
 
 /// Sign in with Apple REST against the mock: code exchange, sealed storage, revocation.
@@ -46,14 +46,7 @@ import Testing
 
     /// Runs `statement` (one that cannot run in a transaction) on the database at `url`.
     private static func administer(_ url: String, _ statement: String) async throws {
-        let admin = PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: 1), logger: Logger(label: "test"))
-        do {
-            try await admin.execute(statement)
-        } catch {
-            await admin.shutdown()
-            throw error
-        }
-        await admin.shutdown()
+        try await withTestDatabase(poolSize: 1, url: url) { try await $0.execute(statement) }
     }
 
     struct ClientSecretClaims: JWTPayload {
