@@ -1,7 +1,8 @@
 import ContentStateAPI
-import ContentStateService
 import Foundation
 import Testing
+
+@testable import ContentStateService
 
 /// Invalid params map to the error catalogue before anything is read or written.
 @Suite struct ValidationTests {
@@ -64,6 +65,36 @@ import Testing
         #expect(await service.errorCode(ContentState.favoritesList, FavoritesListParams(userID: user, order: .position, cursor: cursor)) == "bad_request")
         #expect(await service.errorCode(ContentState.readList, PageParams(userID: user, cursor: cursor)) == "bad_request")
         #expect(await service.errorCode(ContentState.stateChanges, ChangesParams(userID: user, since: cursor)) == "bad_request")
+    }
+
+    /// Cursors the service never wrote but that decode: a time far outside what Postgres can
+    /// hold, and an item id with NUL. Each is `bad_request`, as any other bad cursor, not a
+    /// failed statement (`internal`); the first and last millisecond of years 1 to 9999 pass.
+    @Test func cursorsNamingTimesOrIdsNoStatementCanTakeAreBadRequest() async throws {
+        let service = try await TestService.standard()
+        let user = UUID()
+        for item in ["a", "b"] {
+            let _: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: item))
+            let _: ReadMark = try await service.call(ContentState.readMark, ItemParams(userID: user, itemID: item))
+        }
+        for key in [Int64.max, Int64.min, PageCursor.timeKeys.upperBound + 1, PageCursor.timeKeys.lowerBound - 1] {
+            let recent = PageCursor(kind: .favoritesRecent, key: key, itemID: "a").encoded
+            #expect(await service.errorCode(ContentState.favoritesList, FavoritesListParams(userID: user, cursor: recent)) == "bad_request")
+            let read = PageCursor(kind: .read, key: key, itemID: "a").encoded
+            #expect(await service.errorCode(ContentState.readList, PageParams(userID: user, cursor: read)) == "bad_request")
+        }
+        let withNUL = PageCursor(kind: .favoritesPosition, key: 1, itemID: "a\u{0}b").encoded
+        #expect(await service.errorCode(ContentState.favoritesList, FavoritesListParams(userID: user, order: .position, cursor: withNUL)) == "bad_request")
+        for key in [PageCursor.timeKeys.lowerBound, PageCursor.timeKeys.upperBound] {
+            let page: FavoritesPage = try await service.call(
+                ContentState.favoritesList,
+                FavoritesListParams(userID: user, cursor: PageCursor(kind: .favoritesRecent, key: key, itemID: "a").encoded))
+            #expect(page.items.map(\.itemID) == (key > 0 ? ["b", "a"] : []))
+        }
+        let positions: FavoritesPage = try await service.call(
+            ContentState.favoritesList,
+            FavoritesListParams(userID: user, order: .position, cursor: PageCursor(kind: .favoritesPosition, key: Int64.min, itemID: "a").encoded))
+        #expect(positions.items.count == 2)
     }
 
     @Test func batchesOverMaxBatchAreBadRequest() async throws {

@@ -57,8 +57,26 @@ struct PageCursor: Codable, Hashable, Sendable {
         guard text.utf8.count <= 1024, let json = Base64URL.decode(text),
             let cursor = try? RPCJSON.decode(PageCursor.self, from: Data(json)),
             cursor.kind == kind,
-            (cursor.itemID != nil) == (kind != .changes)
+            (cursor.itemID != nil) == (kind != .changes),
+            cursor.fitsItsStatement
         else { throw .invalidCursor }
         self = cursor
+    }
+
+    /// The milliseconds a time key may name: years 1 to 9999. Every time the service writes is
+    /// inside, and Postgres refuses a time far beyond (`to_timestamp` of a key near `Int64.max`
+    /// failed the statement: `internal` instead of `bad_request`).
+    static let timeKeys: ClosedRange<Int64> = -62_135_596_800_000...253_402_300_799_999
+
+    /// Whether the statement of its list can take it: a time key in `timeKeys`, and an item id
+    /// without NUL (which no text parameter can carry). A cursor the service wrote always can.
+    private var fitsItsStatement: Bool {
+        switch self.kind {
+        case .favoritesRecent, .read, .unliked:
+            guard Self.timeKeys.contains(self.key) else { return false }
+        case .favoritesPosition, .changes:
+            break
+        }
+        return !(self.itemID?.utf8.contains(0) ?? false)
     }
 }
