@@ -20,12 +20,12 @@ import Testing
             var holders: [Task<WriteOutcome, any Error>] = []
             for index in 0..<store.writeLine.statementsAtOnce {
                 holders.append(Task { try await store.write(user: user, items: [try ItemID(validating: "held-\(index)")], .markRead) })
-                while store.writeLine.writes(of: user).running < index + 1 { await Task.yield() }
+                while store.writeLine.calls(of: user).running < index + 1 { await Task.yield() }
             }
             var tasks: [Task<WriteOutcome, any Error>] = []
             for (index, write) in writes.enumerated() {
                 tasks.append(Task { try await store.write(user: user, items: write.items, write.transition) })
-                while store.writeLine.writes(of: user).waiting < index + 1 { await Task.yield() }
+                while store.writeLine.calls(of: user).waiting < index + 1 { await Task.yield() }
             }
             return holders + tasks
         }

@@ -5,17 +5,9 @@ import Postgres
 extension ContentStore {
     /// One page of the user's favorites in `order`, after `cursor`.
     func favorites(user: UUID, order: FavoritesOrder, limit: Int, after cursor: PageCursor?) async throws -> FavoritesPage {
-        let sql: String
-        var bindings: [PostgresValue] = [.uuid(user), .int(limit + 1)]
-        switch (order, cursor) {
-        case (.recent, nil): sql = Self.favoritesRecentFirst
-        case (.recent, let cursor?): sql = Self.favoritesRecentAfter
-            bindings += [.int(Int(cursor.key)), .text(cursor.itemID ?? "")]
-        case (.position, nil): sql = Self.favoritesByPositionFirst
-        case (.position, let cursor?): sql = Self.favoritesByPositionAfter
-            bindings += [.int(Int(cursor.key)), .text(cursor.itemID ?? "")]
-        }
-        let rows = try await postgres.query(sql, bindings)
+        var parameters: [String?] = [String(limit + 1)]
+        if let cursor { parameters += [String(cursor.key), cursor.itemID ?? ""] }
+        let rows = try await read(.favorites(order, afterCursor: cursor != nil), user: user, parameters)
         var items: [Favorite] = []
         items.reserveCapacity(min(rows.count, limit))
         var lastSortPosition: Int64 = 0
@@ -43,34 +35,34 @@ extension ContentStore {
         """
 
     /// Most recently favorited first; ties (same millisecond) by item id, descending.
-    static let favoritesRecentFirst = """
+    static let favoritesRecentFirst = ReadStatement("""
         SELECT \(favoriteColumns) FROM content.item_states
         WHERE user_id = $1 AND favorited_at IS NOT NULL
         ORDER BY favorited_at DESC, item_id DESC
         LIMIT $2
-        """
+        """, types: ["uuid", "bigint"], rowOrder: "r.favorited_ms DESC, r.item_id DESC")
 
-    static let favoritesRecentAfter = """
+    static let favoritesRecentAfter = ReadStatement("""
         SELECT \(favoriteColumns) FROM content.item_states
         WHERE user_id = $1 AND favorited_at IS NOT NULL
             AND (favorited_at, item_id) < (to_timestamp($3::bigint / 1000.0), $4::text)
         ORDER BY favorited_at DESC, item_id DESC
         LIMIT $2
-        """
+        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: "r.favorited_ms DESC, r.item_id DESC")
 
     /// Lowest position first, favorites without a position last; ties by item id.
-    static let favoritesByPositionFirst = """
+    static let favoritesByPositionFirst = ReadStatement("""
         SELECT \(favoriteColumns) FROM content.item_states
         WHERE user_id = $1 AND favorited_at IS NOT NULL
         ORDER BY sort_position, item_id
         LIMIT $2
-        """
+        """, types: ["uuid", "bigint"], rowOrder: "r.sort_position, r.item_id")
 
-    static let favoritesByPositionAfter = """
+    static let favoritesByPositionAfter = ReadStatement("""
         SELECT \(favoriteColumns) FROM content.item_states
         WHERE user_id = $1 AND favorited_at IS NOT NULL
             AND (sort_position, item_id) > ($3::bigint, $4::text)
         ORDER BY sort_position, item_id
         LIMIT $2
-        """
+        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: "r.sort_position, r.item_id")
 }

@@ -3,7 +3,7 @@ import Foundation
 import Postgres
 
 /// The lists ordered by the time of a mark, most recent first: read items and unliked items.
-enum MarkList: Sendable {
+enum MarkList: Hashable, Sendable {
     case read
     case unliked
 
@@ -15,51 +15,50 @@ enum MarkList: Sendable {
     }
 
     /// The first page's statement and the statement for the pages after a cursor.
-    var statements: (first: String, after: String) {
+    var statements: (first: ReadStatement, after: ReadStatement) {
         switch self {
         case .read: (Self.readFirst, Self.readAfter)
         case .unliked: (Self.unlikedFirst, Self.unlikedAfter)
         }
     }
 
-    static let readFirst = """
+    static let readFirst = ReadStatement("""
         SELECT item_id, \(ItemColumns.milliseconds("read_at")) AS at_ms FROM content.item_states
         WHERE user_id = $1 AND read_at IS NOT NULL
         ORDER BY read_at DESC, item_id DESC
         LIMIT $2
-        """
+        """, types: ["uuid", "bigint"], rowOrder: "r.at_ms DESC, r.item_id DESC")
 
-    static let readAfter = """
+    static let readAfter = ReadStatement("""
         SELECT item_id, \(ItemColumns.milliseconds("read_at")) AS at_ms FROM content.item_states
         WHERE user_id = $1 AND read_at IS NOT NULL
             AND (read_at, item_id) < (to_timestamp($3::bigint / 1000.0), $4::text)
         ORDER BY read_at DESC, item_id DESC
         LIMIT $2
-        """
+        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: "r.at_ms DESC, r.item_id DESC")
 
-    static let unlikedFirst = """
+    static let unlikedFirst = ReadStatement("""
         SELECT item_id, \(ItemColumns.milliseconds("unliked_at")) AS at_ms FROM content.item_states
         WHERE user_id = $1 AND unliked_at IS NOT NULL
         ORDER BY unliked_at DESC, item_id DESC
         LIMIT $2
-        """
+        """, types: ["uuid", "bigint"], rowOrder: "r.at_ms DESC, r.item_id DESC")
 
-    static let unlikedAfter = """
+    static let unlikedAfter = ReadStatement("""
         SELECT item_id, \(ItemColumns.milliseconds("unliked_at")) AS at_ms FROM content.item_states
         WHERE user_id = $1 AND unliked_at IS NOT NULL
             AND (unliked_at, item_id) < (to_timestamp($3::bigint / 1000.0), $4::text)
         ORDER BY unliked_at DESC, item_id DESC
         LIMIT $2
-        """
+        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: "r.at_ms DESC, r.item_id DESC")
 }
 
 extension ContentStore {
     /// One page of `list` after `cursor`: each item with the time it was marked.
     func marks(_ list: MarkList, user: UUID, limit: Int, after cursor: PageCursor?) async throws -> (items: [(String, Timestamp)], next: String?) {
-        var bindings: [PostgresValue] = [.uuid(user), .int(limit + 1)]
-        if let cursor { bindings += [.int(Int(cursor.key)), .text(cursor.itemID ?? "")] }
-        let sql = cursor == nil ? list.statements.first : list.statements.after
-        let rows = try await postgres.query(sql, bindings)
+        var parameters: [String?] = [String(limit + 1)]
+        if let cursor { parameters += [String(cursor.key), cursor.itemID ?? ""] }
+        let rows = try await read(.marks(list, afterCursor: cursor != nil), user: user, parameters)
         var items: [(String, Timestamp)] = []
         items.reserveCapacity(min(rows.count, limit))
         for row in rows.prefix(limit) {

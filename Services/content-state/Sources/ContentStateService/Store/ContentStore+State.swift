@@ -21,6 +21,9 @@ extension ContentStore {
     /// `item_id = ANY($2)`: one index scan that probes the primary key once per id. A join
     /// with `unnest($2)` was measured too, and was slower (pgbench, prepared, 50 ids:
     /// 10,300 against 12,300 queries/s).
+    /// Not in the read line: the statement is the id probes, and reads run together cost
+    /// Postgres no less per id (pgbench, 50 ids: 14,800 reads a second alone, 14,900 in
+    /// statements of four), and more through the service (docs/benchmarks.md).
     static let selectFlags = """
         SELECT s.item_id, s.favorited_at IS NOT NULL, s.read_at IS NOT NULL, s.unliked_at IS NOT NULL
         FROM content.item_states s WHERE s.user_id = $1 AND s.item_id = ANY($2::text[])
@@ -28,7 +31,7 @@ extension ContentStore {
 
     /// The user's changes with a version above `version`, oldest first, at most `limit`.
     func changes(user: UUID, after version: Int64, limit: Int) async throws -> ChangesPage {
-        let rows = try await postgres.query(Self.selectChanges, [.uuid(user), .int(Int(version)), .int(limit + 1)])
+        let rows = try await read(.changes, user: user, [String(version), String(limit + 1)])
         var changes: [Change] = []
         changes.reserveCapacity(min(rows.count, limit))
         var lastVersion = version
@@ -44,11 +47,11 @@ extension ContentStore {
             hasMore: rows.count > limit)
     }
 
-    static let selectChanges = """
+    static let selectChanges = ReadStatement("""
         SELECT \(ItemColumns.state), \(ItemColumns.milliseconds("s.updated_at")) AS updated_ms, s.version
         FROM content.item_states s
         WHERE s.user_id = $1 AND s.version > $2
         ORDER BY s.version
         LIMIT $3
-        """
+        """, types: ["uuid", "bigint", "bigint"], rowOrder: "r.version")
 }

@@ -9,9 +9,19 @@ import ServiceProtocol
 struct ContentStore: Sendable {
     let postgres: PostgresClient
     let configuration: ContentStateConfiguration
-    /// Each user's writes in this replica: a few statements at once, the writes that wait
-    /// behind them folded into one (`write(user:items:_:)`).
-    let writeLine = UserWriteLine<PendingWrite, WriteOutcome>(entries: { $0.items.count })
+    /// Each user's writes in this replica: two statements of a user at once, the writes that
+    /// wait behind them folded into one (`write(user:items:_:)`), up to 16 writes and 500
+    /// items. `content.write_batch` runs a user's writers one at a time with a row lock, and
+    /// that stays the guarantee (several replicas, an account's deletion); the line keeps the
+    /// next statement waiting in Postgres, so it starts the moment the previous one commits,
+    /// and the rest here, holding no connection, so one user writing from many devices cannot
+    /// take the whole pool. Two at once served as many writes as four with less Postgres time
+    /// per write; one at a time left Postgres idle for a round trip between statements.
+    let writeLine = StatementLine<UUID, PendingWrite, WriteOutcome>(entries: { $0.items.count })
+    /// The page and state reads of every user in this replica, by statement: two of a kind at
+    /// once, the reads of that kind that wait behind them run together as one statement
+    /// (`read(_:user:_:)`, up to 16 reads). A read that finds a place free runs alone, at once.
+    let readLine = StatementLine<ReadKind, PendingRead, [PostgresRow]>(statementsAtOnce: 2, callsPerStatement: 16)
 }
 
 /// Column lists and conversions shared by the statements that read item rows. Times are

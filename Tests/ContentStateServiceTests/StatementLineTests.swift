@@ -5,16 +5,16 @@ import Postgres
 import Synchronization
 import Testing
 
-/// Each user's writes run a few statements at a time in the service (`UserWriteLine`), so a
+/// Each user's writes run a few statements at a time in the service (`StatementLine`, keyed by user), so a
 /// busy user's writers wait there instead of each on a pool connection in Postgres, and the
 /// writes that waited together go as one statement.
-@Suite struct UserWriteLineTests {
+@Suite struct StatementLineTests {
     /// A line of numbered writes whose statements the test watches.
-    typealias Line = UserWriteLine<Int, Int>
+    typealias Line = StatementLine<UUID, Int, Int>
 
     @Test(arguments: [1, 2, 4])
     func aUsersStatementsRunAFewAtATimeAndTheWritesWaitingGoTogetherInTurn(atOnce: Int) async throws {
-        let line = Line(statementsAtOnce: atOnce, writesPerStatement: 8)
+        let line = Line(statementsAtOnce: atOnce, callsPerStatement: 8)
         let user = UUID()
         let log = StatementLog()
         // The first writes hold their places until all the others wait behind them.
@@ -29,7 +29,7 @@ import Testing
                     return writes.map { .success($0 * 10) }
                 }
             })
-            while line.writes(of: user).running < index + 1 { await Task.yield() }
+            while line.calls(of: user).running < index + 1 { await Task.yield() }
         }
         var others: [Task<Int, any Error>] = []
         for index in atOnce..<(atOnce + 20) {
@@ -42,9 +42,9 @@ import Testing
                 }
             })
             // Each waits before the next comes, so their order is known.
-            while line.writes(of: user).waiting < index - atOnce + 1 { await Task.yield() }
+            while line.calls(of: user).waiting < index - atOnce + 1 { await Task.yield() }
         }
-        #expect(line.writes(of: user) == (atOnce, 20))
+        #expect(line.calls(of: user) == (atOnce, 20))
         for _ in 0..<atOnce { opened.yield() }
         for (index, task) in (holders + others).enumerated() {
             #expect(try await task.value == index * 10, "each write gets its own answer")
@@ -62,7 +62,7 @@ import Testing
             #expect(final.statements.flatMap { $0 } == Array(0..<21))
             #expect(final.statements.map(\.count) == [1, 8, 8, 4])
         }
-        #expect(line.busyUsers == 0, "the line is empty once every write ended")
+        #expect(line.busyKeys == 0, "the line is empty once every write ended")
     }
 
     /// The statements of a test: the writes of each, in the order they started, and the most
@@ -88,12 +88,12 @@ import Testing
 
     @Test func aStatementTakesTheWaitingWritesThatFitItsEntries() async throws {
         // Each write's entries are its number; at most 10 entries a statement.
-        let line = Line(statementsAtOnce: 1, writesPerStatement: 16, entriesPerStatement: 10, entries: { $0 })
+        let line = Line(statementsAtOnce: 1, callsPerStatement: 16, entriesPerStatement: 10, entries: { $0 })
         let user = UUID()
         let log = StatementLog()
         let (gate, opened) = AsyncStream<Void>.makeStream(bufferingPolicy: .unbounded)
         let holder = holding(line, user, until: gate)
-        while line.writes(of: user).running < 1 { await Task.yield() }
+        while line.calls(of: user).running < 1 { await Task.yield() }
         var writers: [Task<Int, any Error>] = []
         for (index, entries) in [3, 4, 3, 12, 2].enumerated() {
             writers.append(Task {
@@ -103,7 +103,7 @@ import Testing
                     return writes.map { .success($0) }
                 }
             })
-            while line.writes(of: user).waiting < index + 1 { await Task.yield() }
+            while line.calls(of: user).waiting < index + 1 { await Task.yield() }
         }
         opened.yield()
         _ = try await holder.value
@@ -117,7 +117,7 @@ import Testing
         let (gate, opened) = AsyncStream<Void>.makeStream(bufferingPolicy: .unbounded)
         let busyUser = UUID()
         let busy = (0..<line.statementsAtOnce).map { _ in holding(line, busyUser, until: gate) }
-        while line.writes(of: busyUser).running < line.statementsAtOnce { await Task.yield() }
+        while line.calls(of: busyUser).running < line.statementsAtOnce { await Task.yield() }
         // Would wait forever if the line were one for every user.
         let ran = try await line.run(7, for: UUID()) { writes in writes.map { .success($0) } }
         #expect(ran == 7)
@@ -132,14 +132,14 @@ import Testing
         await #expect(throws: Refused()) {
             try await line.run(1, for: user) { _ in throw Refused() }
         }
-        #expect(line.busyUsers == 0)
+        #expect(line.busyKeys == 0)
 
         // Three writes wait behind a fourth; their statement fails as a whole, then a statement
         // answers each write on its own.
         for failWhole in [true, false] {
             let (gate, opened) = AsyncStream<Void>.makeStream(bufferingPolicy: .unbounded)
             let holder = holding(line, user, until: gate)
-            while line.writes(of: user).running < 1 { await Task.yield() }
+            while line.calls(of: user).running < 1 { await Task.yield() }
             var writers: [Task<Int, any Error>] = []
             for index in 1...3 {
                 writers.append(Task {
@@ -148,7 +148,7 @@ import Testing
                         return writes.map { $0 == 2 ? .failure(Refused(write: 2)) : .success($0) }
                     }
                 })
-                while line.writes(of: user).waiting < index { await Task.yield() }
+                while line.calls(of: user).waiting < index { await Task.yield() }
             }
             opened.yield()
             #expect(try await holder.value == 0)
@@ -162,7 +162,7 @@ import Testing
                     #expect(try result.get() == index + 1)
                 }
             }
-            #expect(line.busyUsers == 0)
+            #expect(line.busyKeys == 0)
         }
         #expect(try await line.run(7, for: user) { writes in writes.map { .success($0) } } == 7)
     }

@@ -1,0 +1,145 @@
+import Foundation
+import Synchronization
+
+/// Calls that run as statements, a few at once per key; the calls that come while those run
+/// wait here in the order they came, and when a statement ends, the calls waiting go
+/// together as the next one (up to `callsPerStatement` calls and `entriesPerStatement`
+/// entries). Each call keeps its own answer and error; a call that finds a place free runs at
+/// once, alone, so nothing waits for company.
+///
+/// Two lines use it (`ContentStore`): each user's writes, keyed by user (`content.write_batch`
+/// runs one user's writers one at a time; without the line every writer of a busy user waited
+/// for the user's row lock on a pool connection of its own), and the reads of every user, keyed
+/// by statement (reads that waited together run as one statement over all their users). Both
+/// spend far less of Postgres per call when calls go together: the statement's own work (a
+/// lock, a version row, a commit; a snapshot, a plan's start, a round trip) is paid once. See
+/// docs/benchmarks.md.
+///
+/// A waiting call is not given up when its caller is cancelled: it runs when its turn comes.
+final class StatementLine<Key: Hashable & Sendable, Call: Sendable, Outcome: Sendable>: Sendable {
+    /// How many statements of one key run at once.
+    let statementsAtOnce: Int
+    /// How many calls one statement carries at most.
+    let callsPerStatement: Int
+    /// How many entries (say, items) one statement carries at most, counted by `entries`; a
+    /// single call larger than that still runs, alone.
+    let entriesPerStatement: Int
+    private let entries: @Sendable (Call) -> Int
+
+    init(
+        statementsAtOnce: Int = 2, callsPerStatement: Int = 16, entriesPerStatement: Int = 500,
+        entries: @escaping @Sendable (Call) -> Int = { _ in 1 }
+    ) {
+        precondition(statementsAtOnce > 0 && callsPerStatement > 0)
+        self.statementsAtOnce = statementsAtOnce
+        self.callsPerStatement = callsPerStatement
+        self.entriesPerStatement = entriesPerStatement
+        self.entries = entries
+    }
+
+    /// What a waiting call is handed when its turn comes.
+    private enum Turn: Sendable {
+        /// Run this call, with the calls that waited behind it, as the next statement.
+        case lead(followers: [Waiter])
+        /// Another call's statement ran this one.
+        case done(Result<Outcome, any Error>)
+    }
+
+    private struct Waiter: Sendable {
+        let call: Call
+        let continuation: CheckedContinuation<Turn, Never>
+    }
+
+    private struct Line {
+        var running = 0
+        var waiting: [Waiter] = []
+    }
+
+    /// Per key with a statement running.
+    private let lines = Mutex<[Key: Line]>([:])
+
+    /// Runs `call` when a place of `key` is free, as a `statement` of the calls that waited
+    /// with it (in the order they came; alone when none did). The statement answers each
+    /// call, in that order; when it throws, every call it carried fails with its error.
+    func run(
+        _ call: Call, for key: Key, _ statement: ([Call]) async throws -> [Result<Outcome, any Error>]
+    ) async throws -> Outcome {
+        let turn: Turn
+        if self.lines.withLock({ self.tryEnter(key, &$0) }) {
+            turn = .lead(followers: [])
+        } else {
+            turn = await withCheckedContinuation { (continuation: CheckedContinuation<Turn, Never>) in
+                let entered = self.lines.withLock { lines in
+                    if self.tryEnter(key, &lines) { return true }
+                    lines[key]!.waiting.append(Waiter(call: call, continuation: continuation))
+                    return false
+                }
+                if entered { continuation.resume(returning: .lead(followers: [])) }
+            }
+        }
+        switch turn {
+        case .done(let result):
+            return try result.get()
+        case .lead(let followers):
+            defer { self.leave(key) }
+            var results: [Result<Outcome, any Error>]
+            do {
+                results = try await statement([call] + followers.map(\.call))
+                precondition(results.count == followers.count + 1, "one answer per call")
+            } catch {
+                results = Array(repeating: .failure(error), count: followers.count + 1)
+            }
+            for (follower, result) in zip(followers, results.dropFirst()) {
+                follower.continuation.resume(returning: .done(result))
+            }
+            return try results[0].get()
+        }
+    }
+
+    /// The keys with a statement running here (for tests).
+    var busyKeys: Int { self.lines.withLock { $0.count } }
+
+    /// The statements of `key` running and the calls waiting (for tests).
+    func calls(of key: Key) -> (running: Int, waiting: Int) {
+        self.lines.withLock { lines in (lines[key]?.running ?? 0, lines[key]?.waiting.count ?? 0) }
+    }
+
+    /// Takes a place if one is free; false if the caller has to wait.
+    private func tryEnter(_ key: Key, _ lines: inout [Key: Line]) -> Bool {
+        let running = lines[key]?.running ?? 0
+        guard running < self.statementsAtOnce else { return false }
+        lines[key, default: Line()].running = running + 1
+        return true
+    }
+
+    /// Hands the place on to the first call waiting, with the calls behind it that fit in
+    /// its statement, or frees it.
+    private func leave(_ key: Key) {
+        let next = self.lines.withLock { lines -> (leader: Waiter, followers: [Waiter])? in
+            // Only the counts are read out: a copy of the line held while its queue shrinks
+            // would copy the queue. The queue is changed in place.
+            guard let running = lines[key]?.running else { return nil }
+            if lines[key]!.waiting.isEmpty {
+                if running > 1 {
+                    lines[key]!.running -= 1
+                } else {
+                    lines[key] = nil
+                }
+                return nil
+            }
+            let leader = lines[key]!.waiting.removeFirst()
+            var taken = self.entries(leader.call)
+            var followers: [Waiter] = []
+            while followers.count + 1 < self.callsPerStatement, let first = lines[key]!.waiting.first,
+                taken + self.entries(first.call) <= self.entriesPerStatement
+            {
+                taken += self.entries(first.call)
+                followers.append(lines[key]!.waiting.removeFirst())
+            }
+            return (leader, followers)
+        }
+        if let next {
+            next.leader.continuation.resume(returning: .lead(followers: next.followers))
+        }
+    }
+}

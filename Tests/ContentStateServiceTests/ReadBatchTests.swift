@@ -1,0 +1,148 @@
+import ContentStateAPI
+@testable import ContentStateService
+import Foundation
+import Postgres
+import Testing
+
+/// Reads of one kind that wait behind each other in the read line run as one statement over
+/// all their users (`ReadStatement.batch`), and each caller gets exactly the rows it would get
+/// alone.
+@Suite struct ReadBatchTests {
+    /// Runs `reads`, each started once the one before waits in the read line behind calls that
+    /// hold every place of `kind`, then lets the holders go: the reads that waited run together
+    /// as one statement. Returns each read's result.
+    private func queued<T: Sendable>(
+        _ kind: ReadKind, on store: ContentStore, _ reads: [@Sendable () async throws -> T]
+    ) async throws -> [Result<T, any Error>] {
+        #expect(reads.count > 1 && reads.count <= store.readLine.callsPerStatement)
+        let (gate, opened) = AsyncStream<Void>.makeStream(bufferingPolicy: .unbounded)
+        var holders: [Task<[PostgresRow], any Error>] = []
+        for index in 0..<store.readLine.statementsAtOnce {
+            holders.append(Task {
+                try await store.readLine.run(PendingRead(user: UUID(), parameters: []), for: kind) { calls in
+                    for await _ in gate { break }
+                    return calls.map { _ in .success([]) }
+                }
+            })
+            while store.readLine.calls(of: kind).running < index + 1 { await Task.yield() }
+        }
+        var tasks: [Task<T, any Error>] = []
+        for (index, read) in reads.enumerated() {
+            tasks.append(Task { try await read() })
+            while store.readLine.calls(of: kind).waiting < index + 1 { await Task.yield() }
+        }
+        #expect(store.readLine.calls(of: kind) == (store.readLine.statementsAtOnce, reads.count))
+        for _ in holders { opened.yield() }
+        for holder in holders { _ = try await holder.value }
+        var results: [Result<T, any Error>] = []
+        for task in tasks { results.append(await task.result) }
+        #expect(store.readLine.busyKeys == 0)
+        return results
+    }
+
+    /// Three users: one with favorites (nicknames, positions, some without), read and unliked
+    /// items and ids that need quoting in an array literal; one with a single favorite; one
+    /// with nothing.
+    private func users(_ service: TestService) async throws -> [UUID] {
+        let (full, single, empty) = (UUID(), UUID(), UUID())
+        let ids = ["plain", #"q"uote"#, #"back\slash"#, "{braces},comma", "naïve ✓", "sp ace", "z-last"]
+        for (index, id) in ids.enumerated() {
+            let _: Favorite = try await service.call(
+                ContentState.favoritesPut,
+                FavoritePutParams(userID: full, itemID: id, nickname: .set(index.isMultiple(of: 2) ? "n\(index)" : nil),
+                                  position: .set(index < 4 ? Int64(10 - index) : nil)))
+            if index.isMultiple(of: 3) {
+                let _: ReadMark = try await service.call(ContentState.readMark, ItemParams(userID: full, itemID: id))
+            }
+        }
+        let _: Unlike = try await service.call(ContentState.unlikesPut, ItemParams(userID: full, itemID: "other"))
+        let _: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: single, itemID: "only"))
+        return [full, single, empty]
+    }
+
+    @Test func pageReadsOfDifferentUsersThatWaitedTogetherEachGetTheirOwnPage() async throws {
+        let service = try await TestService.ownPool()
+        let store = ContentStore(postgres: service.postgres, configuration: ContentStateConfiguration())
+        let users = try await users(service)
+        let (full, single, empty) = (users[0], users[1], users[2])
+
+        let firstPages: [@Sendable () async throws -> FavoritesPage] = [
+            { try await store.favorites(user: full, order: .recent, limit: 3, after: nil) },
+            { try await store.favorites(user: single, order: .recent, limit: 50, after: nil) },
+            { try await store.favorites(user: empty, order: .recent, limit: 50, after: nil) },
+            { try await store.favorites(user: full, order: .recent, limit: 50, after: nil) },
+        ]
+        let together = try await queued(.favorites(.recent, afterCursor: false), on: store, firstPages).map { try $0.get() }
+        for (read, page) in zip(firstPages, together) {
+            #expect(try await read() == page, "the same page as the read alone")
+        }
+        #expect(together[0].items.count == 3 && together[0].nextCursor != nil)
+        #expect(together[1].items.map(\.itemID) == ["only"] && together[2].items.isEmpty)
+        #expect(together[3].items.count == 7 && together[3].nextCursor == nil)
+
+        // Position order after a cursor: each read's own cursor and limit.
+        let cursor = try PageCursor(decoding: try #require(try await store.favorites(user: full, order: .position, limit: 2, after: nil).nextCursor), as: .favoritesPosition)
+        let farCursor = PageCursor(kind: .favoritesPosition, key: 9, itemID: "zzz")
+        // A cursor's id travels inside an array literal: quotes, backslashes, braces and commas.
+        let quotedCursor = PageCursor(kind: .favoritesPosition, key: 8, itemID: #"back\slash"#)
+        let afterPages: [@Sendable () async throws -> FavoritesPage] = [
+            { try await store.favorites(user: full, order: .position, limit: 2, after: cursor) },
+            { try await store.favorites(user: full, order: .position, limit: 50, after: farCursor) },
+            { try await store.favorites(user: single, order: .position, limit: 50, after: farCursor) },
+            { try await store.favorites(user: full, order: .position, limit: 1, after: quotedCursor) },
+            { try await store.favorites(user: full, order: .position, limit: 50, after: PageCursor(kind: .favoritesPosition, key: 7, itemID: #"{"a",\b}"#)) },
+        ]
+        let after = try await queued(.favorites(.position, afterCursor: true), on: store, afterPages).map { try $0.get() }
+        for (read, page) in zip(afterPages, after) {
+            #expect(try await read() == page)
+        }
+        #expect(after[0].items.map(\.position) == [9, 10], "positions 7 and 8 came before the cursor")
+        #expect(after[1].items.first?.position == 10 && after[1].items.count == 4, "10, then the three without a position")
+        #expect(after[3].items.map(\.position) == [9], "back\\slash holds 8; q\"uote's 9 is next")
+        #expect(after[4].items.first?.itemID == "{braces},comma", "at 7, {braces},comma sorts after {\"a\",\\b}")
+
+        // The changes feed, from different versions, and the read marks.
+        let changes: [@Sendable () async throws -> ChangesPage] = [
+            { try await store.changes(user: full, after: 0, limit: 4) },
+            { try await store.changes(user: full, after: 4, limit: 100) },
+            { try await store.changes(user: single, after: 0, limit: 100) },
+            { try await store.changes(user: empty, after: 0, limit: 100) },
+        ]
+        let feeds = try await queued(.changes, on: store, changes).map { try $0.get() }
+        for (read, page) in zip(changes, feeds) {
+            #expect(try await read() == page)
+        }
+        // Eight items took versions 1 to 11 (three read marks and the unlike after the favorites);
+        // five of them last changed after version 4.
+        #expect(feeds[0].changes.count == 4 && feeds[0].hasMore && feeds[1].changes.count == 5 && !feeds[1].hasMore)
+        let marks: [@Sendable () async throws -> [String]] = [
+            { try await store.marks(.read, user: full, limit: 50, after: nil).items.map(\.0) },
+            { try await store.marks(.read, user: single, limit: 50, after: nil).items.map(\.0) },
+        ]
+        let read = try await queued(.marks(.read, afterCursor: false), on: store, marks).map { try $0.get() }
+        #expect(Set(read[0]) == ["plain", "{braces},comma", "z-last"] && read[1].isEmpty)
+    }
+
+    /// A read whose statement the server refuses (a time `to_timestamp` cannot take; the API's
+    /// cursor check keeps such a key from callers) fails alone: the reads it waited with run one
+    /// by one and get their rows.
+    @Test func aReadTheServerRefusesFailsAloneAndTheOthersGetTheirRows() async throws {
+        let service = try await TestService.ownPool()
+        let store = ContentStore(postgres: service.postgres, configuration: ContentStateConfiguration())
+        let users = try await users(service)
+        let kind = ReadKind.favorites(.recent, afterCursor: true)
+        let now = String(Int64(Date().timeIntervalSince1970 * 1000) + 60_000)
+        let reads: [@Sendable () async throws -> [String]] = [
+            { try await store.read(kind, user: users[0], ["51", now, "a"]).map { try $0.decode("item_id", as: String.self) } },
+            { try await store.read(kind, user: users[0], ["51", String(Int64.max), "a"]).map { try $0.decode("item_id", as: String.self) } },
+            { try await store.read(kind, user: users[1], ["51", now, "a"]).map { try $0.decode("item_id", as: String.self) } },
+        ]
+        let results = try await queued(kind, on: store, reads)
+        #expect(try results[0].get().count == 7)
+        #expect(try results[2].get() == ["only"])
+        #expect(throws: PostgresError.self) { try results[1].get() }
+        if case .failure(let error as PostgresError) = results[1] {
+            #expect(error.sqlState == "22008", "timestamp out of range")
+        }
+    }
+}
