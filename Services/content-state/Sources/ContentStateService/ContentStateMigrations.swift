@@ -12,5 +12,8 @@ enum ContentStateMigrations {
         Migration(
             version: 3, name: "write_batch function",
             sql: String(decoding: PackageResources._3_write_batch_function_sql, as: UTF8.self)),
+        Migration(
+            version: 4, name: "write_users function",
+            sql: String(decoding: PackageResources._4_write_users_function_sql, as: UTF8.self)),
     ]
 }

@@ -106,8 +106,9 @@ extension PendingRead {
 }
 
 extension PostgresError {
-    /// The server refused or failed the statement itself (the connection is fine).
-    fileprivate var failedInTheServer: Bool {
+    /// The server refused or failed the statement itself (the connection is fine): a
+    /// statement that carried several callers' calls is worth running call by call.
+    var failedInTheServer: Bool {
         switch self {
         case .query, .uniqueViolation, .invalidParameter: true
         default: false

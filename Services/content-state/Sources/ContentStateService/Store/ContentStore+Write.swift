@@ -1,6 +1,7 @@
 import ContentStateAPI
 import Foundation
 import Postgres
+import TextCoding
 
 /// What a write did: the state of each item afterwards, and how many items changed.
 struct WriteOutcome: Sendable {
@@ -14,35 +15,77 @@ struct PendingWrite: Sendable {
     var transition: ItemTransition
 }
 
+/// One user's writes that go as one call of `content.write_batch`: what the user's write
+/// line hands on, and what the cross-user write line folds with other users' calls.
+struct UserWrites: Sendable {
+    var user: UUID
+    var writes: [PendingWrite]
+}
+
+/// The key of the cross-user write line: one line for every user.
+enum EveryUser: Hashable, Sendable {
+    case all
+}
+
 extension ContentStore {
     /// Applies `transition` to each item of one user with one statement, `content.write_batch`
-    /// (migration 3), alone or with the user's writes that waited in `writeLine` with it. It
-    /// locks the user's `user_versions` row, so a user's writers run one at a time, and gives
-    /// each changed item the next number of the user's version under that lock, so versions
-    /// commit in order and a changes poll never skips a change that commits late. The lock
-    /// lasts for the statement only, not for the round trips of a transaction.
+    /// (migration 3), alone or with the user's writes that waited in `writeLine` with it, and
+    /// with other users' calls that waited in `usersWriteLine` (`content.write_users`,
+    /// migration 4). It locks the user's `user_versions` row, so a user's writers run one at a
+    /// time, and gives each changed item the next number of the user's version under that
+    /// lock, so versions commit in order and a changes poll never skips a change that commits
+    /// late. The lock lasts for the statement only, not for the round trips of a transaction.
     func write(user: UUID, items: [ItemID], _ transition: ItemTransition) async throws -> WriteOutcome {
         try await writeLine.run(PendingWrite(items: items, transition: transition), for: user) { writes in
-            try await self.write(user: user, writes)
+            try await usersWriteLine.run(UserWrites(user: user, writes: writes), for: .all) { calls in
+                try await self.write(calls)
+            }
         }
     }
 
-    /// `writes` in order, as one statement; each answered on its own. When one of them would
-    /// pass the favorites limit the statement changes nothing, and they run one by one, so
-    /// that only that one is refused.
-    private func write(user: UUID, _ writes: [PendingWrite]) async throws -> [Result<WriteOutcome, any Error>] {
-        let transitions = writes.map(\.transition.arguments)
+    /// The calls of several users as one statement, each call and each of its writes answered
+    /// on its own; a call alone is a `write_batch` statement. When the statement fails in the
+    /// server (a write over the favorites limit, say) each call runs as a statement of its own,
+    /// so that only what fails alone fails.
+    private func write(_ calls: [UserWrites]) async throws -> [Result<[Result<WriteOutcome, any Error>], any Error>] {
+        if calls.count == 1 {
+            return [.success(try await self.write(user: calls[0].user, calls[0].writes))]
+        }
         let arguments: [PostgresValue] = [
-            .uuid(user),
-            .text(postgresArray(writes.map { String($0.items.count) })),
-            .text(postgresTextArray(writes.flatMap(\.items))),
-            .text(postgresArray(transitions.map(\.name))),
-            .text(postgresArray(transitions.map { $0.setNickname ? "t" : "f" })),
-            .text(postgresArray(transitions.map(\.nickname))),
-            .text(postgresArray(transitions.map { $0.setPosition ? "t" : "f" })),
-            .text(postgresArray(transitions.map { $0.position.map(String.init) })),
-            .int(configuration.maxFavoritesPerUser),
-        ]
+            .text(postgresArray(calls.map { $0.user.lowercasedText })),
+            .text(postgresArray(calls.map { String($0.writes.count) })),
+        ] + Self.writeArrays(calls.flatMap(\.writes)) + [.int(configuration.maxFavoritesPerUser)]
+        let rows: [PostgresRow]
+        do {
+            rows = try await postgres.query(Self.writeUsers, arguments)
+        } catch let error as PostgresError where error.failedInTheServer {
+            var results: [Result<[Result<WriteOutcome, any Error>], any Error>] = []
+            for call in calls {
+                do {
+                    results.append(.success(try await self.write(user: call.user, call.writes)))
+                } catch {
+                    results.append(.failure(error))
+                }
+            }
+            return results
+        }
+        var outcomes = calls.map { Array(repeating: WriteOutcome(states: [:], changed: 0), count: $0.writes.count) }
+        for row in rows {
+            let call = try row.decode("user_index", as: Int.self) - 1
+            let write = try row.decode("write_index", as: Int.self) - 1
+            guard outcomes.indices.contains(call), outcomes[call].indices.contains(write) else {
+                throw PostgresError.decoding(column: "write_index", message: "no write \(write + 1) of call \(call + 1) in this statement")
+            }
+            try outcomes[call][write].add(row)
+        }
+        return outcomes.map { .success($0.map { .success($0) }) }
+    }
+
+    /// `writes` of one user in order, as one statement; each answered on its own. When one of
+    /// them would pass the favorites limit the statement changes nothing, and they run one by
+    /// one, so that only that one is refused.
+    private func write(user: UUID, _ writes: [PendingWrite]) async throws -> [Result<WriteOutcome, any Error>] {
+        let arguments: [PostgresValue] = [.uuid(user)] + Self.writeArrays(writes) + [.int(configuration.maxFavoritesPerUser)]
         let rows: [PostgresRow]
         do {
             rows = try await postgres.query(Self.writeBatch, arguments)
@@ -71,10 +114,31 @@ extension ContentStore {
         return outcomes.map { .success($0) }
     }
 
+    /// The arrays `write_batch` and `write_users` take for `writes`, one element per write
+    /// (the items of all of them in one array, `sizes` saying how many each has).
+    private static func writeArrays(_ writes: [PendingWrite]) -> [PostgresValue] {
+        let transitions = writes.map(\.transition.arguments)
+        return [
+            .text(postgresArray(writes.map { String($0.items.count) })),
+            .text(postgresTextArray(writes.flatMap(\.items))),
+            .text(postgresArray(transitions.map(\.name))),
+            .text(postgresArray(transitions.map { $0.setNickname ? "t" : "f" })),
+            .text(postgresArray(transitions.map(\.nickname))),
+            .text(postgresArray(transitions.map { $0.setPosition ? "t" : "f" })),
+            .text(postgresArray(transitions.map { $0.position.map(String.init) })),
+        ]
+    }
+
     static let writeBatch = """
         SELECT write_index, item_id, favorited_ms, nickname, position, read_ms, unliked_ms, changed
         FROM content.write_batch($1::uuid, $2::integer[], $3::text[], $4::text[], $5::boolean[], $6::text[],
             $7::boolean[], $8::bigint[], $9::integer)
+        """
+
+    static let writeUsers = """
+        SELECT user_index, write_index, item_id, favorited_ms, nickname, position, read_ms, unliked_ms, changed
+        FROM content.write_users($1::uuid[], $2::integer[], $3::integer[], $4::text[], $5::text[], $6::boolean[],
+            $7::text[], $8::boolean[], $9::bigint[], $10::integer)
         """
 
     /// The SQLSTATE `content.write_batch` raises when a write would pass the favorites limit.

@@ -18,6 +18,12 @@ struct ContentStore: Sendable {
     /// take the whole pool. Two at once served as many writes as four with less Postgres time
     /// per write; one at a time left Postgres idle for a round trip between statements.
     let writeLine = StatementLine<UUID, PendingWrite, WriteOutcome>(entries: { $0.items.count })
+    /// The calls of `writeLine` of every user: four statements at once, the calls that wait
+    /// behind them (up to 16, 500 items) run together as one (`content.write_users`), each
+    /// user's writes as its own call of `write_batch` inside it. Four, so that a busy user's two
+    /// statements (one of them waiting in Postgres for the user's lock) leave two for the others.
+    let usersWriteLine = StatementLine<EveryUser, UserWrites, [Result<WriteOutcome, any Error>]>(
+        statementsAtOnce: 4, entries: { $0.writes.reduce(0) { $0 + $1.items.count } })
     /// The page and state reads of every user in this replica, by statement: two of a kind at
     /// once, the reads of that kind that wait behind them run together as one statement
     /// (`read(_:user:_:)`, up to 16 reads). A read that finds a place free runs alone, at once.
