@@ -3,8 +3,10 @@ import Foundation
 import Postgres
 import ServiceProtocol
 
-/// Content state in Postgres (schema `content`). Every statement is scoped by the user id
-/// it is given; nothing here reads or writes across users. A failing Postgres is answered as
+/// Content state in Postgres (schema `content`). Every read and write is scoped by the user
+/// id it is given, and nothing reads or writes across users: a statement that carries the
+/// calls of several users (`readLine`, `usersWriteLine`) runs each call for its own user only
+/// and answers each caller with its own rows. A failing Postgres is answered as
 /// ServiceKit's StoreFailure says (`service_unavailable` when it cannot be reached).
 struct ContentStore: Sendable {
     let postgres: PostgresClient
