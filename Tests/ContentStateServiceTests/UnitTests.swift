@@ -55,6 +55,20 @@ import Testing
         #expect(try PageCursor(decoding: former, as: cursor.kind) == cursor)
     }
 
+    /// The byte scan finds exactly Unicode's control characters (Cc: U+0000–U+001F, U+007F,
+    /// U+0080–U+009F): every scalar up to U+0FFF and a few beyond, alone and between others.
+    @Test func controlCharactersAreFoundOnTheUTF8BytesExactlyAsUnicodeDefinesThem() {
+        let scalars = (0...0xFFF).compactMap(Unicode.Scalar.init) + ["\u{FEFF}", "\u{10FFFF}", "😀", "\u{2028}"]
+        for scalar in scalars {
+            let isControl = scalar.properties.generalCategory == .control
+            for text in [String(scalar), "a\(scalar)b", "\u{C2}\(scalar)", "é\(scalar)\u{A0}"] {
+                let expected = text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+                #expect(ItemID.containsControlCharacter(text) == expected, "U+\(String(scalar.value, radix: 16)) in \(text.debugDescription)")
+            }
+            #expect(isControl == ItemID.containsControlCharacter(String(scalar)))
+        }
+    }
+
     @Test func itemIDBatchesDropRepeatsAndEnforceTheMaximum() throws {
         #expect(try ItemID.batch(["a", "b", "a"], maximum: 3).map(\.value) == ["a", "b"])
         #expect(throws: ContentStateError.batchTooLarge(maximum: 2)) { try ItemID.batch(["a", "b", "c"], maximum: 2) }
