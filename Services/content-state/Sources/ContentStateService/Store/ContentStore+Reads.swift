@@ -18,9 +18,8 @@ struct ReadStatement: Sendable {
     /// - Parameters:
     ///   - single: the statement for one user, with `$1` (the user) ... `$n`.
     ///   - types: the SQL types of `$1` ... `$n`, `uuid` first.
-    ///   - rowOrder: `single`'s order, by the columns it returns (`r.` before each), or nil
-    ///     when its rows have none.
-    init(_ single: String, types: [String], rowOrder: String?) {
+    ///   - rowOrder: `single`'s order, by the columns it returns (`r.` before each).
+    init(_ single: String, types: [String], rowOrder: String) {
         precondition(types.first == "uuid" && types.count < 10, "$1 is the user; at most $9")
         self.single = single
         let parameters = (1...types.count).map { "p\($0)" }
@@ -35,7 +34,7 @@ struct ReadStatement: Sendable {
             CROSS JOIN LATERAL (
             \(lateral)
             ) r
-            ORDER BY u.read_index\(rowOrder.map { ", " + $0 } ?? "")
+            ORDER BY u.read_index, \(rowOrder)
             """
     }
 }
