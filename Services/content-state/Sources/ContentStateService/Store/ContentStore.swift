@@ -26,9 +26,10 @@ struct ContentStore: Sendable {
     /// statements (one of them waiting in Postgres for the user's lock) leave two for the others.
     let usersWriteLine = StatementLine<EveryUser, UserWrites, [Result<WriteOutcome, any Error>]>(
         statementsAtOnce: 4, entries: { $0.writes.reduce(0) { $0 + $1.items.count } })
-    /// The page and state reads of every user in this replica, by statement: two of a kind at
-    /// once, the reads of that kind that wait behind them run together as one statement
-    /// (`read(_:user:_:)`, up to 16 reads). A read that finds a place free runs alone, at once.
+    /// The page reads of every user in this replica (favorites, read and unliked lists, the
+    /// changes feed), by statement: two of a kind at once, the reads of that kind that wait
+    /// behind them run together as one statement (`read(_:user:_:)`, up to 16 reads). A read
+    /// that finds a place free runs alone, at once.
     let readLine = StatementLine<ReadKind, PendingRead, [PostgresRow]>(statementsAtOnce: 2, callsPerStatement: 16)
 }
 
