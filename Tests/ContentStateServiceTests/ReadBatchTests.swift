@@ -8,36 +8,11 @@ import Testing
 /// all their users (`ReadStatement.batch`), and each caller gets exactly the rows it would get
 /// alone.
 @Suite struct ReadBatchTests {
-    /// Runs `reads`, each started once the one before waits in the read line behind calls that
-    /// hold every place of `kind`, then lets the holders go: the reads that waited run together
-    /// as one statement. Returns each read's result.
+    /// Runs `reads` queued in the read line behind held places of `kind`: they run together.
     private func queued<T: Sendable>(
         _ kind: ReadKind, on store: ContentStore, _ reads: [@Sendable () async throws -> T]
     ) async throws -> [Result<T, any Error>] {
-        #expect(reads.count > 1 && reads.count <= store.readLine.callsPerStatement)
-        let (gate, opened) = AsyncStream<Void>.makeStream(bufferingPolicy: .unbounded)
-        var holders: [Task<[PostgresRow], any Error>] = []
-        for index in 0..<store.readLine.statementsAtOnce {
-            holders.append(Task {
-                try await store.readLine.run(PendingRead(user: UUID(), parameters: []), for: kind) { calls in
-                    for await _ in gate { break }
-                    return calls.map { _ in .success([]) }
-                }
-            })
-            while store.readLine.calls(of: kind).running < index + 1 { await Task.yield() }
-        }
-        var tasks: [Task<T, any Error>] = []
-        for (index, read) in reads.enumerated() {
-            tasks.append(Task { try await read() })
-            while store.readLine.calls(of: kind).waiting < index + 1 { await Task.yield() }
-        }
-        #expect(store.readLine.calls(of: kind) == (store.readLine.statementsAtOnce, reads.count))
-        for _ in holders { opened.yield() }
-        for holder in holders { _ = try await holder.value }
-        var results: [Result<T, any Error>] = []
-        for task in tasks { results.append(await task.result) }
-        #expect(store.readLine.busyKeys == 0)
-        return results
+        try await store.readLine.queued(behind: kind, holder: PendingRead(user: UUID(), parameters: []), answer: [], reads)
     }
 
     /// Three users: one with favorites (nicknames, positions, some without), read and unliked

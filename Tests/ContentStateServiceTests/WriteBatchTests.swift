@@ -109,29 +109,10 @@ import Testing
     private func queuedAcrossUsers(
         _ writes: [(UUID, PendingWrite)], on store: ContentStore
     ) async throws -> [Result<WriteOutcome, any Error>] {
-        let line = store.usersWriteLine
-        let (gate, opened) = AsyncStream<Void>.makeStream(bufferingPolicy: .unbounded)
-        var holders: [Task<[Result<WriteOutcome, any Error>], any Error>] = []
-        for index in 0..<line.statementsAtOnce {
-            holders.append(Task {
-                try await line.run(UserWrites(user: UUID(), writes: []), for: .all) { calls in
-                    for await _ in gate { break }
-                    return calls.map { _ in .success([]) }
-                }
-            })
-            while line.calls(of: .all).running < index + 1 { await Task.yield() }
-        }
-        var tasks: [Task<WriteOutcome, any Error>] = []
-        for (index, (user, write)) in writes.enumerated() {
-            tasks.append(Task { try await store.write(user: user, items: write.items, write.transition) })
-            while line.calls(of: .all).waiting < index + 1 { await Task.yield() }
-        }
-        #expect(line.calls(of: .all).waiting == writes.count)
-        for _ in holders { opened.yield() }
-        for holder in holders { _ = try await holder.value }
-        var results: [Result<WriteOutcome, any Error>] = []
-        for task in tasks { results.append(await task.result) }
-        #expect(line.busyKeys == 0 && store.writeLine.busyKeys == 0)
+        let results = try await store.usersWriteLine.queued(
+            behind: .all, holder: UserWrites(user: UUID(), writes: []), answer: [],
+            writes.map { user, write in { try await store.write(user: user, items: write.items, write.transition) } })
+        #expect(store.writeLine.busyKeys == 0)
         return results
     }
 

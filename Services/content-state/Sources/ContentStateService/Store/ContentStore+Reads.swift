@@ -76,15 +76,7 @@ extension ContentStore {
         do {
             rows = try await postgres.query(statement.batch, arguments)
         } catch let error as PostgresError where error.failedInTheServer {
-            var results: [Result<[PostgresRow], any Error>] = []
-            for read in reads {
-                do {
-                    results.append(.success(try await postgres.query(statement.single, read.bindings)))
-                } catch {
-                    results.append(.failure(error))
-                }
-            }
-            return results
+            return await oneByOne(reads) { try await postgres.query(statement.single, $0.bindings) }
         }
         var pages = Array(repeating: [PostgresRow](), count: reads.count)
         for row in rows {
@@ -101,17 +93,6 @@ extension ContentStore {
 extension PendingRead {
     var bindings: [PostgresValue] {
         [.uuid(self.user)] + self.parameters.map { $0.map(PostgresValue.text) ?? .null }
-    }
-}
-
-extension PostgresError {
-    /// The server refused or failed the statement itself (the connection is fine): a
-    /// statement that carried several callers' calls is worth running call by call.
-    var failedInTheServer: Bool {
-        switch self {
-        case .query, .uniqueViolation, .invalidParameter: true
-        default: false
-        }
     }
 }
 

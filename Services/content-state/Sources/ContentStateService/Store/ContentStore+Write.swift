@@ -59,15 +59,7 @@ extension ContentStore {
         do {
             rows = try await postgres.query(Self.writeUsers, arguments)
         } catch let error as PostgresError where error.failedInTheServer {
-            var results: [Result<[Result<WriteOutcome, any Error>], any Error>] = []
-            for call in calls {
-                do {
-                    results.append(.success(try await self.write(user: call.user, call.writes)))
-                } catch {
-                    results.append(.failure(error))
-                }
-            }
-            return results
+            return await oneByOne(calls) { try await self.write(user: $0.user, $0.writes) }
         }
         var outcomes = calls.map { Array(repeating: WriteOutcome(states: [:], changed: 0), count: $0.writes.count) }
         for row in rows {
@@ -93,15 +85,7 @@ extension ContentStore {
             if writes.count == 1 {
                 throw ContentStateError.favoritesLimitReached(maximum: configuration.maxFavoritesPerUser)
             }
-            var results: [Result<WriteOutcome, any Error>] = []
-            for write in writes {
-                do {
-                    results.append(try await self.write(user: user, [write])[0])
-                } catch {
-                    results.append(.failure(error))
-                }
-            }
-            return results
+            return await oneByOne(writes) { try await self.write(user: user, [$0])[0].get() }
         }
         var outcomes = Array(repeating: WriteOutcome(states: [:], changed: 0), count: writes.count)
         for row in rows {

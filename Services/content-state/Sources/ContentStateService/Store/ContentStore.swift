@@ -102,3 +102,14 @@ func postgresArray(_ elements: [String?]) -> String {
     }
     return text + "}"
 }
+
+extension PostgresError {
+    /// The server refused or failed the statement itself (the connection is fine): a
+    /// statement that carried several callers' calls is worth running call by call.
+    var failedInTheServer: Bool {
+        switch self {
+        case .query, .uniqueViolation, .invalidParameter: true
+        default: false
+        }
+    }
+}

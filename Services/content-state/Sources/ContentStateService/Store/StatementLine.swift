@@ -144,3 +144,19 @@ final class StatementLine<Key: Hashable & Sendable, Call: Sendable, Outcome: Sen
         }
     }
 }
+
+/// Runs each of `calls` on its own, in order, each answered with its own result: what a line's
+/// statement falls back to when the statement that carried the calls together failed because of
+/// one of them, so that only a call that fails alone fails.
+func oneByOne<Call, Outcome>(_ calls: [Call], _ run: (Call) async throws -> Outcome) async -> [Result<Outcome, any Error>] {
+    var results: [Result<Outcome, any Error>] = []
+    results.reserveCapacity(calls.count)
+    for call in calls {
+        do {
+            results.append(.success(try await run(call)))
+        } catch {
+            results.append(.failure(error))
+        }
+    }
+    return results
+}
