@@ -174,28 +174,38 @@ extension LibPQConnection {
         PQcmdStatus(result).map { String(cString: $0) } ?? ""
     }
 
+    /// The result's rows, every cell's text copied once into one buffer they share.
     private func rows(of result: OpaquePointer) -> [PostgresRow] {
-        let rowCount = PQntuples(result)
-        let columnCount = PQnfields(result)
-        let columns = PostgresColumns(
-            names: (0..<columnCount).map { String(cString: PQfname(result, $0)) },
-            types: (0..<columnCount).map { PostgresDataType(oid: PQftype(result, $0)) })
-        var rows = [PostgresRow]()
-        rows.reserveCapacity(Int(rowCount))
+        let rowCount = Int(PQntuples(result))
+        let columnCount = Int(PQnfields(result))
+        let cellCount = rowCount * columnCount
+        var starts = [Int32](repeating: 0, count: cellCount)
+        var lengths = [Int32](repeating: -1, count: cellCount)
+        var total = 0
         for row in 0..<rowCount {
-            var cells = [String?]()
-            cells.reserveCapacity(Int(columnCount))
-            for column in 0..<columnCount {
-                if PQgetisnull(result, row, column) != 0 {
-                    cells.append(nil)
-                } else {
-                    let length = Int(PQgetlength(result, row, column))
-                    let bytes = UnsafeRawPointer(PQgetvalue(result, row, column)!).assumingMemoryBound(to: UInt8.self)
-                    cells.append(String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self))
+            for column in 0..<columnCount where PQgetisnull(result, Int32(row), Int32(column)) == 0 {
+                let length = PQgetlength(result, Int32(row), Int32(column))
+                starts[row * columnCount + column] = Int32(total)
+                lengths[row * columnCount + column] = length
+                total += Int(length)
+            }
+        }
+        let bytes = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+            for row in 0..<rowCount {
+                for column in 0..<columnCount {
+                    let cell = row * columnCount + column
+                    let length = Int(lengths[cell])
+                    guard length > 0 else { continue }
+                    let source = UnsafeRawPointer(PQgetvalue(result, Int32(row), Int32(column))!)
+                    UnsafeMutableRawPointer(buffer.baseAddress! + Int(starts[cell])).copyMemory(from: source, byteCount: length)
                 }
             }
-            rows.append(PostgresRow(columns: columns, cells: cells))
+            initialized = total
         }
-        return rows
+        let cells = PostgresCells(
+            names: (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) },
+            types: (0..<columnCount).map { PostgresDataType(oid: PQftype(result, Int32($0))) },
+            bytes: bytes, starts: starts, lengths: lengths)
+        return (0..<rowCount).map { PostgresRow(columns: cells, firstCell: $0 * columnCount) }
     }
 }

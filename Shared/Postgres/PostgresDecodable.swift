@@ -6,17 +6,34 @@ import TextCoding
 public protocol PostgresDecodable: Sendable {
     /// The value for a non-NULL cell, or nil when `text` is not a valid `Self` for `type`.
     static func decode(postgresText text: String, type: PostgresDataType) -> Self?
+    /// The same from the cell's bytes (UTF-8), as rows hold them: by default their text read
+    /// with `decode(postgresText:type:)`; integers, booleans and text read the bytes directly.
+    static func decode(postgresBytes bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Self?
     /// What SQL NULL reads as; nil when NULL is not allowed.
     static var decodedNull: Self? { get }
 }
 
 extension PostgresDecodable {
     public static var decodedNull: Self? { nil }
+
+    @inlinable
+    public static func decode(postgresBytes bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Self? {
+        decode(postgresText: String(decoding: bytes, as: UTF8.self), type: type)
+    }
 }
 
+// Inlinable so that a row's `decode` specialized for `T?` reads the cell as `T` without
+// looking up generic metadata at run time.
 extension Optional: PostgresDecodable where Wrapped: PostgresDecodable {
+    @inlinable
     public static func decode(postgresText text: String, type: PostgresDataType) -> Self? {
         Wrapped.decode(postgresText: text, type: type).map { .some($0) }
+    }
+
+    @inlinable
+    public static func decode(postgresBytes bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Self? {
+        guard let value = Wrapped.decode(postgresBytes: bytes, type: type) else { return nil }
+        return .some(value)
     }
 
     public static var decodedNull: Self? { .some(nil) }
@@ -24,22 +41,74 @@ extension Optional: PostgresDecodable where Wrapped: PostgresDecodable {
 
 extension String: PostgresDecodable {
     public static func decode(postgresText text: String, type: PostgresDataType) -> String? { text }
+
+    @inlinable
+    public static func decode(postgresBytes bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> String? {
+        String(decoding: bytes, as: UTF8.self)
+    }
 }
 
 extension Int: PostgresDecodable {
     public static func decode(postgresText text: String, type: PostgresDataType) -> Int? { Int(text) }
+
+    @inlinable
+    public static func decode(postgresBytes bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Int? {
+        PostgresInteger.parse(bytes)
+    }
 }
 
 extension Int64: PostgresDecodable {
     public static func decode(postgresText text: String, type: PostgresDataType) -> Int64? { Int64(text) }
+
+    @inlinable
+    public static func decode(postgresBytes bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Int64? {
+        PostgresInteger.parse(bytes)
+    }
 }
 
 extension Int32: PostgresDecodable {
     public static func decode(postgresText text: String, type: PostgresDataType) -> Int32? { Int32(text) }
+
+    @inlinable
+    public static func decode(postgresBytes bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Int32? {
+        PostgresInteger.parse(bytes)
+    }
 }
 
 extension Int16: PostgresDecodable {
     public static func decode(postgresText text: String, type: PostgresDataType) -> Int16? { Int16(text) }
+
+    @inlinable
+    public static func decode(postgresBytes bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Int16? {
+        PostgresInteger.parse(bytes)
+    }
+}
+
+/// Decimal integer text read from bytes as `Int(_: String)` reads it: an optional sign, then
+/// one or more ASCII digits, nothing else, within the type's range.
+public enum PostgresInteger {
+    @inlinable
+    public static func parse<T: FixedWidthInteger & SignedInteger>(_ bytes: UnsafeRawBufferPointer) -> T? {
+        var index = 0
+        var negative = false
+        if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+            negative = first == UInt8(ascii: "-")
+            index = 1
+        }
+        guard index < bytes.count else { return nil }
+        var value: T = 0
+        while index < bytes.count {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) =
+                negative ? times10.subtractingReportingOverflow(T(digit)) : times10.addingReportingOverflow(T(digit))
+            guard !overflow1, !overflow2 else { return nil }
+            value = next
+            index += 1
+        }
+        return value
+    }
 }
 
 extension Double: PostgresDecodable {
@@ -53,6 +122,18 @@ extension Bool: PostgresDecodable {
         case "f", "false": false
         default: nil
         }
+    }
+
+    @inlinable
+    public static func decode(postgresBytes bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Bool? {
+        if bytes.count == 1 {
+            switch bytes[0] {
+            case UInt8(ascii: "t"): return true
+            case UInt8(ascii: "f"): return false
+            default: return nil
+            }
+        }
+        return decode(postgresText: String(decoding: bytes, as: UTF8.self), type: type)
     }
 }
 

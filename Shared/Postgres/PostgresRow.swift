@@ -1,12 +1,32 @@
-/// The names and types of a result's columns, shared by all its rows.
+/// One result's column names and types and every cell's text, stored once for all its rows:
+/// the bytes of every cell in one buffer, and where each cell starts and how long it is (a
+/// length of -1 is SQL NULL). A row is this and its number, so reading a result makes no
+/// allocation per row or per cell.
 @usableFromInline
-final class PostgresColumns: Sendable {
+final class PostgresCells: Sendable {
     @usableFromInline let names: [String]
     @usableFromInline let types: [PostgresDataType]
+    @usableFromInline let bytes: [UInt8]
+    /// Per cell, row by row: where its text starts in `bytes`.
+    @usableFromInline let starts: [Int32]
+    /// Per cell, row by row: its length in bytes, -1 for NULL.
+    @usableFromInline let lengths: [Int32]
 
-    init(names: [String], types: [PostgresDataType]) {
+    init(names: [String], types: [PostgresDataType], bytes: [UInt8], starts: [Int32], lengths: [Int32]) {
         self.names = names
         self.types = types
+        self.bytes = bytes
+        self.starts = starts
+        self.lengths = lengths
+    }
+
+    /// Reads the text of cell `cell` (row-major) with `body`, or nil for NULL.
+    @inlinable
+    func withCell<R>(_ cell: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        let length = Int(lengths[cell])
+        guard length >= 0 else { return nil }
+        let start = Int(starts[cell])
+        return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<start + length])) }
     }
 }
 
@@ -16,9 +36,9 @@ final class PostgresColumns: Sendable {
 /// The `decode` methods are inlinable so that callers in other modules get them specialized
 /// for the type they read: unspecialized, each cell cost a run-time lookup of generic metadata.
 public struct PostgresRow: Sendable {
-    @usableFromInline let columns: PostgresColumns
-    /// Cell text in result order; nil is SQL NULL.
-    @usableFromInline let cells: [String?]
+    @usableFromInline let columns: PostgresCells
+    /// The row's first cell in `columns`.
+    @usableFromInline let firstCell: Int
 
     public var columnNames: [String] { columns.names }
 
@@ -34,7 +54,7 @@ public struct PostgresRow: Sendable {
     /// The value of the column at `index` (0-based).
     @inlinable
     public func decode<T: PostgresDecodable>(_ index: Int, as type: T.Type = T.self) throws -> T {
-        guard cells.indices.contains(index) else {
+        guard columns.names.indices.contains(index) else {
             throw PostgresError.decoding(column: "#\(index)", message: "no such column")
         }
         return try decodeCell(at: index, label: columns.names[index])
@@ -42,15 +62,15 @@ public struct PostgresRow: Sendable {
 
     @inlinable
     func decodeCell<T: PostgresDecodable>(at index: Int, label: String) throws -> T {
-        guard let text = cells[index] else {
+        let type = columns.types[index]
+        guard let decoded = columns.withCell(firstCell + index, { T.decode(postgresBytes: $0, type: type) }) else {
             guard let null = T.decodedNull else {
                 throw PostgresError.decoding(column: label, message: "NULL read as non-optional \(T.self)")
             }
             return null
         }
-        guard let value = T.decode(postgresText: text, type: columns.types[index]) else {
-            throw PostgresError.decoding(
-                column: label, message: "type \(columns.types[index].oid) is not readable as \(T.self)")
+        guard let value = decoded else {
+            throw PostgresError.decoding(column: label, message: "type \(type.oid) is not readable as \(T.self)")
         }
         return value
     }
