@@ -68,6 +68,26 @@ import Testing
         #expect(JSONObjectScanner.mayEndOrEscape(0x7E7E_7E1F_7E7E_7E7E))
     }
 
+    @Test func theLowestFlagOfAWordIsItsFirstQuoteBackslashOrControl() {
+        // A borrow may flag a byte above a true one (0x01 over 0x00), never one below: the
+        // scanner jumps to the lowest flag, so it must be the first byte that ends or escapes.
+        for position in 0..<8 {
+            for special: UInt8 in [0x22, 0x5C, 0x00, 0x01, 0x1F] {
+                for filler: UInt8 in [0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F, 0x80, 0xFF, 0x01, 0x22] {
+                    var bytes = [UInt8](repeating: 0x61, count: 8)
+                    bytes[position] = special
+                    for above in (position + 1)..<8 { bytes[above] = filler }
+                    let word = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+                    let flags = JSONObjectScanner.endOrEscapeFlags(word)
+                    #expect(flags.trailingZeroBitCount >> 3 == position, "\(bytes)")
+                }
+            }
+        }
+        for plain: UInt8 in [0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F, 0x80, 0xC3, 0xFF] {
+            #expect(JSONObjectScanner.endOrEscapeFlags(UInt64(plain) &* 0x0101_0101_0101_0101) == 0)
+        }
+    }
+
     @Test func bracketsAreMatchedBeyondSixtyFourLevels() throws {
         for depth in [1, 63, 64, 65, 200] {
             let nested = String(repeating: #"{"k":["#, count: depth) + "1" + String(repeating: "]}", count: depth)

@@ -72,40 +72,66 @@ struct JSONObjectScanner {
 
     /// Skips a nested object or array, matching brackets and skipping strings. The open
     /// brackets are bits of a word (1 for an object) while they are at most 64 deep, and an
-    /// array beyond: no allocation for the usual result.
+    /// array beyond: no allocation for the usual result. Bytes are classed by a table
+    /// (`ByteClass`), and the position kept in a local while the loop runs.
     private mutating func container() throws {
         var open: UInt64 = 0
         var depth = 0
         var deeper: [Bool] = []
-        repeat {
-            guard let byte = self.peek() else { throw Malformed() }
-            switch byte {
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                let isObject = byte == UInt8(ascii: "{")
-                if depth < 64 {
-                    open = open << 1 | (isObject ? 1 : 0)
-                } else {
-                    deeper.append(isObject)
+        guard let base = self.bytes.baseAddress else { throw Malformed() }
+        let end = self.bytes.count
+        var index = self.index
+        try ByteClass.table.withUnsafeBufferPointer { table in
+            repeat {
+                guard index < end else { throw Malformed() }
+                let byte = base.load(fromByteOffset: index, as: UInt8.self)
+                index += 1
+                switch table[Int(byte)] {
+                case ByteClass.plain:
+                    continue
+                case ByteClass.opening:
+                    let isObject = byte == UInt8(ascii: "{")
+                    if depth < 64 {
+                        open = open << 1 | (isObject ? 1 : 0)
+                    } else {
+                        deeper.append(isObject)
+                    }
+                    depth += 1
+                case ByteClass.closing:
+                    guard depth > 0 else { throw Malformed() }
+                    let wasObject: Bool
+                    if depth > 64 {
+                        wasObject = deeper.removeLast()
+                    } else {
+                        wasObject = open & 1 == 1
+                        open >>= 1
+                    }
+                    guard wasObject == (byte == UInt8(ascii: "}")) else { throw Malformed() }
+                    depth -= 1
+                case ByteClass.quote:
+                    index = try Self.stringEnd(base, from: index, end: end)
+                default:
+                    throw Malformed()
                 }
-                depth += 1
-                self.index += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                guard depth > 0 else { throw Malformed() }
-                let wasObject: Bool
-                if depth > 64 {
-                    wasObject = deeper.removeLast()
-                } else {
-                    wasObject = open & 1 == 1
-                    open >>= 1
-                }
-                guard wasObject == (byte == UInt8(ascii: "}")) else { throw Malformed() }
-                depth -= 1
-                self.index += 1
-            case UInt8(ascii: "\""): _ = try self.string()
-            case 0..<0x20 where !Self.isWhitespace(byte): throw Malformed()
-            default: self.index += 1
+            } while depth > 0
+        }
+        self.index = index
+    }
+
+    /// What `container` does with each byte value.
+    private enum ByteClass {
+        static let plain: UInt8 = 0, opening: UInt8 = 1, closing: UInt8 = 2, quote: UInt8 = 3, control: UInt8 = 4
+
+        static let table: [UInt8] = (0..<256).map { value in
+            switch UInt8(value) {
+            case UInt8(ascii: "{"), UInt8(ascii: "["): opening
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): closing
+            case UInt8(ascii: "\""): quote
+            case 0x20, 0x0A, 0x0D, 0x09: plain
+            case 0..<0x20: control
+            default: plain
             }
-        } while depth > 0
+        }
     }
 
     /// Skips a string and returns its range, quotes included. Most of a result's bytes are
@@ -114,19 +140,28 @@ struct JSONObjectScanner {
     private mutating func string() throws -> Range<Int> {
         let start = self.index
         try self.expect(UInt8(ascii: "\""))
-        var index = self.index
-        let end = self.bytes.count
+        guard let base = self.bytes.baseAddress else { throw Malformed() }
+        self.index = try Self.stringEnd(base, from: self.index, end: self.bytes.count)
+        return start..<self.index
+    }
+
+    /// The index after the closing quote of the string whose content starts at `index`.
+    @inline(__always)
+    private static func stringEnd(_ base: UnsafeRawPointer, from start: Int, end: Int) throws -> Int {
+        var index = start
         while index < end {
-            if index + 8 <= end, !Self.mayEndOrEscape(self.bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
-                index += 8
-                continue
+            if index + 8 <= end {
+                // The lowest flagged byte of the word is the first that ends or escapes.
+                let flags = Self.endOrEscapeFlags(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+                guard flags != 0 else {
+                    index += 8
+                    continue
+                }
+                index += flags.trailingZeroBitCount >> 3
             }
-            let byte = self.bytes[index]
+            let byte = base.load(fromByteOffset: index, as: UInt8.self)
             index += 1
-            if byte == UInt8(ascii: "\"") {
-                self.index = index
-                return start..<index
-            }
+            if byte == UInt8(ascii: "\"") { return index }
             if byte == UInt8(ascii: "\\") {
                 guard index < end else { throw Malformed() }
                 index += 1
@@ -137,17 +172,24 @@ struct JSONObjectScanner {
         throw Malformed()
     }
 
-    /// Whether any of the eight bytes of `word` is a quote, a backslash or below 0x20 (exact:
-    /// the borrows of these tests never make a byte look like one it is not).
+    /// Whether any of the eight bytes of `word` is a quote, a backslash or below 0x20.
     @inline(__always)
     static func mayEndOrEscape(_ word: UInt64) -> Bool {
+        endOrEscapeFlags(word) != 0
+    }
+
+    /// The high bit of each byte of `word` (its first byte lowest) that may be a quote, a backslash or
+    /// below 0x20: the lowest flag is exact (a borrow only ever flags a byte above a true one),
+    /// and no flag at all means none of the eight is.
+    @inline(__always)
+    static func endOrEscapeFlags(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+        func zeroBytes(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
         let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
         let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
-        let control = (word &- ones &* 0x20) & ~word & highs != 0
-        return hasZeroByte(quote) || hasZeroByte(backslash) || control
+        let control = (word &- ones &* 0x20) & ~word & highs
+        return zeroBytes(quote) | zeroBytes(backslash) | control
     }
 
     private mutating func literal(_ word: StaticString) throws {
