@@ -34,6 +34,12 @@ enum CompactDecoding {
             guard let value = UUID(text: try self.string(node)) else { throw CompactJSON.Unsupported() }
             return unsafeBitCast(value, to: T.self)
         }
+        // Lists of ids (a state query's 50 item ids): element by element through `Decodable`,
+        // each string cost a container and a generic metadata lookup.
+        if type == [String].self {
+            guard case .array(let nodes) = node else { throw CompactJSON.Unsupported() }
+            return unsafeBitCast(try nodes.map(self.string), to: T.self)
+        }
         // JSONDecoder reads these from strings, base64 or numbers of its own choosing.
         if type == Date.self || type == Data.self || type == URL.self || type == Decimal.self { throw CompactJSON.Unsupported() }
         return try T(from: CompactNodeDecoder(node: node, codingPath: codingPath(), decoding: T.self))

@@ -119,16 +119,21 @@ public struct CompactJSONParser {
     private mutating func string() throws -> String {
         self.index += 1  // "
         let start = self.index
+        // The OR of the string's bytes: below 0x80, all are ASCII and need no validation
+        // (`String(validating:as:)` looks up generic metadata on every call).
+        var highBits: UInt8 = 0
         while self.index < self.bytes.count {
             let byte = self.bytes[self.index]
             if byte == UInt8(ascii: "\"") {
-                let text = String(validating: UnsafeRawBufferPointer(rebasing: self.bytes[start..<self.index]), as: UTF8.self)
+                let utf8 = UnsafeRawBufferPointer(rebasing: self.bytes[start..<self.index])
+                let text = highBits < 0x80 ? String(decoding: utf8, as: UTF8.self) : String(validating: utf8, as: UTF8.self)
                 self.index += 1
                 guard let text else { throw CompactJSON.Unsupported() }
                 return text
             }
             if byte == UInt8(ascii: "\\") { return try self.escapedString(from: start) }
             if byte < 0x20 { throw CompactJSON.Unsupported() }
+            highBits |= byte
             self.index += 1
         }
         throw CompactJSON.Unsupported()

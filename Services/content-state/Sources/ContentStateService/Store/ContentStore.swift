@@ -81,26 +81,24 @@ func postgresTextArray(_ ids: [ItemID]) -> String {
 /// each element quoted, with `"` and `\` escaped, and `nil` as NULL. Text never holds NUL
 /// (Postgres refuses it, and the API's validation before it), so nothing else needs care.
 func postgresArray(_ elements: [String?]) -> String {
-    var text = "{"
+    var text: [UInt8] = []
     text.reserveCapacity(elements.reduce(2) { $0 + ($1?.utf8.count ?? 4) + 3 })
+    text.append(UInt8(ascii: "{"))
     for (index, element) in elements.enumerated() {
-        if index > 0 { text += "," }
+        if index > 0 { text.append(UInt8(ascii: ",")) }
         guard let element else {
-            text += "NULL"
+            text.append(contentsOf: "NULL".utf8)
             continue
         }
-        text += "\""
-        if element.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            for scalar in element.unicodeScalars {
-                if scalar == "\"" || scalar == "\\" { text += "\\" }
-                text.unicodeScalars.append(scalar)
-            }
-        } else {
-            text += element
+        text.append(UInt8(ascii: "\""))
+        for byte in element.utf8 {
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { text.append(UInt8(ascii: "\\")) }
+            text.append(byte)
         }
-        text += "\""
+        text.append(UInt8(ascii: "\""))
     }
-    return text + "}"
+    text.append(UInt8(ascii: "}"))
+    return String(decoding: text, as: UTF8.self)
 }
 
 extension PostgresError {
