@@ -23,12 +23,13 @@ enum CompactDecoding {
     /// `codingPath` is only computed for a value that decodes itself: building it for every
     /// string and number would cost an allocation each.
     static func value<T: Decodable>(_ node: CompactJSONNode, as type: T.Type, codingPath: @autoclosure () -> [any CodingKey]) throws -> T {
-        // A metatype comparison first, so that the cast is tried only where it succeeds.
-        if type == String.self, let value = try self.string(node) as? T { return value }
-        if type == Bool.self, let value = try self.bool(node) as? T { return value }
-        if type == Int.self, let value = try self.integer(node, as: Int.self) as? T { return value }
-        if type == Int64.self, let value = try self.integer(node, as: Int64.self) as? T { return value }
-        if type == UInt64.self, let value = try self.integer(node, as: UInt64.self) as? T { return value }
+        // A metatype comparison, then the value reinterpreted as the type it is (a dynamic cast
+        // cost more than reading the value).
+        if type == String.self { return unsafeBitCast(try self.string(node), to: T.self) }
+        if type == Bool.self { return unsafeBitCast(try self.bool(node), to: T.self) }
+        if type == Int.self { return unsafeBitCast(try self.integer(node, as: Int.self), to: T.self) }
+        if type == Int64.self { return unsafeBitCast(try self.integer(node, as: Int64.self), to: T.self) }
+        if type == UInt64.self { return unsafeBitCast(try self.integer(node, as: UInt64.self), to: T.self) }
         // Ids: Foundation's own reading of a UUID's string calls `sscanf`.
         if type == UUID.self {
             guard let value = UUID(text: try self.string(node)) else { throw CompactJSON.Unsupported() }
