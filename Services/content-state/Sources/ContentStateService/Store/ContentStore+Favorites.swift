@@ -40,7 +40,7 @@ extension ContentStore {
         WHERE user_id = $1 AND favorited_at IS NOT NULL
         ORDER BY favorited_at DESC, item_id DESC
         LIMIT $2
-        """, types: ["uuid", "bigint"], rowOrder: "r.favorited_ms DESC, r.item_id DESC")
+        """, types: ["uuid", "bigint"], rowOrder: [.integer("favorited_ms", descending: true), .text("item_id", descending: true)])
 
     static let favoritesRecentAfter = ReadStatement("""
         SELECT \(favoriteColumns) FROM content.item_states
@@ -48,7 +48,7 @@ extension ContentStore {
             AND (favorited_at, item_id) < (to_timestamp($3::bigint / 1000.0), $4::text)
         ORDER BY favorited_at DESC, item_id DESC
         LIMIT $2
-        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: "r.favorited_ms DESC, r.item_id DESC")
+        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: [.integer("favorited_ms", descending: true), .text("item_id", descending: true)])
 
     /// Lowest position first, favorites without a position last; ties by item id.
     static let favoritesByPositionFirst = ReadStatement("""
@@ -56,7 +56,7 @@ extension ContentStore {
         WHERE user_id = $1 AND favorited_at IS NOT NULL
         ORDER BY sort_position, item_id
         LIMIT $2
-        """, types: ["uuid", "bigint"], rowOrder: "r.sort_position, r.item_id")
+        """, types: ["uuid", "bigint"], rowOrder: [.integer("sort_position"), .text("item_id")])
 
     static let favoritesByPositionAfter = ReadStatement("""
         SELECT \(favoriteColumns) FROM content.item_states
@@ -64,5 +64,5 @@ extension ContentStore {
             AND (sort_position, item_id) > ($3::bigint, $4::text)
         ORDER BY sort_position, item_id
         LIMIT $2
-        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: "r.sort_position, r.item_id")
+        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: [.integer("sort_position"), .text("item_id")])
 }

@@ -27,7 +27,7 @@ enum MarkList: Hashable, Sendable {
         WHERE user_id = $1 AND read_at IS NOT NULL
         ORDER BY read_at DESC, item_id DESC
         LIMIT $2
-        """, types: ["uuid", "bigint"], rowOrder: "r.at_ms DESC, r.item_id DESC")
+        """, types: ["uuid", "bigint"], rowOrder: [.integer("at_ms", descending: true), .text("item_id", descending: true)])
 
     static let readAfter = ReadStatement("""
         SELECT item_id, \(ItemColumns.milliseconds("read_at")) AS at_ms FROM content.item_states
@@ -35,14 +35,14 @@ enum MarkList: Hashable, Sendable {
             AND (read_at, item_id) < (to_timestamp($3::bigint / 1000.0), $4::text)
         ORDER BY read_at DESC, item_id DESC
         LIMIT $2
-        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: "r.at_ms DESC, r.item_id DESC")
+        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: [.integer("at_ms", descending: true), .text("item_id", descending: true)])
 
     static let unlikedFirst = ReadStatement("""
         SELECT item_id, \(ItemColumns.milliseconds("unliked_at")) AS at_ms FROM content.item_states
         WHERE user_id = $1 AND unliked_at IS NOT NULL
         ORDER BY unliked_at DESC, item_id DESC
         LIMIT $2
-        """, types: ["uuid", "bigint"], rowOrder: "r.at_ms DESC, r.item_id DESC")
+        """, types: ["uuid", "bigint"], rowOrder: [.integer("at_ms", descending: true), .text("item_id", descending: true)])
 
     static let unlikedAfter = ReadStatement("""
         SELECT item_id, \(ItemColumns.milliseconds("unliked_at")) AS at_ms FROM content.item_states
@@ -50,7 +50,7 @@ enum MarkList: Hashable, Sendable {
             AND (unliked_at, item_id) < (to_timestamp($3::bigint / 1000.0), $4::text)
         ORDER BY unliked_at DESC, item_id DESC
         LIMIT $2
-        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: "r.at_ms DESC, r.item_id DESC")
+        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: [.integer("at_ms", descending: true), .text("item_id", descending: true)])
 }
 
 extension ContentStore {

@@ -53,5 +53,5 @@ extension ContentStore {
         WHERE s.user_id = $1 AND s.version > $2
         ORDER BY s.version
         LIMIT $3
-        """, types: ["uuid", "bigint", "bigint"], rowOrder: "r.version")
+        """, types: ["uuid", "bigint", "bigint"], rowOrder: [.integer("version")])
 }
