@@ -61,11 +61,11 @@ import Testing
             #expect(found["a"] == "\"" + pad + "\"")
             #expect(found["b"] == "1")
         }
-        #expect(!JSONObjectScanner.mayEndOrEscape(0x2020_2020_2020_2020))
-        #expect(!JSONObjectScanner.mayEndOrEscape(0xFFFF_FFFF_FFFF_FFFF))
-        #expect(JSONObjectScanner.mayEndOrEscape(0x7E7E_7E7E_7E7E_7E22))
-        #expect(JSONObjectScanner.mayEndOrEscape(0x5C7E_7E7E_7E7E_7E7E))
-        #expect(JSONObjectScanner.mayEndOrEscape(0x7E7E_7E1F_7E7E_7E7E))
+        #expect(JSONObjectScanner.endOrEscapeFlags(0x2020_2020_2020_2020) == 0)
+        #expect(JSONObjectScanner.endOrEscapeFlags(0xFFFF_FFFF_FFFF_FFFF) == 0)
+        #expect(JSONObjectScanner.endOrEscapeFlags(0x7E7E_7E7E_7E7E_7E22) != 0)
+        #expect(JSONObjectScanner.endOrEscapeFlags(0x5C7E_7E7E_7E7E_7E7E) != 0)
+        #expect(JSONObjectScanner.endOrEscapeFlags(0x7E7E_7E1F_7E7E_7E7E) != 0)
     }
 
     @Test func theLowestFlagOfAWordIsItsFirstQuoteBackslashOrControl() {

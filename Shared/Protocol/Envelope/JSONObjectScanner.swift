@@ -145,7 +145,7 @@ struct JSONObjectScanner {
         return start..<self.index
     }
 
-    /// The index after the closing quote of the string whose content starts at `index`.
+    /// The index after the closing quote of the string whose content starts at `start`.
     @inline(__always)
     private static func stringEnd(_ base: UnsafeRawPointer, from start: Int, end: Int) throws -> Int {
         var index = start
@@ -170,12 +170,6 @@ struct JSONObjectScanner {
             }
         }
         throw Malformed()
-    }
-
-    /// Whether any of the eight bytes of `word` is a quote, a backslash or below 0x20.
-    @inline(__always)
-    static func mayEndOrEscape(_ word: UInt64) -> Bool {
-        endOrEscapeFlags(word) != 0
     }
 
     /// The high bit of each byte of `word` (its first byte lowest) that may be a quote, a backslash or
