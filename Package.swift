@@ -60,6 +60,7 @@ let package = Package(
         .systemLibrary(
             name: "CHiredis", path: "Shared/CLibs/CHiredis", pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CMalloc", path: "Shared/CLibs/CMalloc"),
 
         // Shared libraries.
         // Hand-written JSON coders for RPC payloads (docs/benchmarks.md: the instruction counts
@@ -78,7 +79,7 @@ let package = Package(
         .target(name: "Redis", dependencies: ["CHiredis", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Redis"),
         .target(
             name: "ServiceKit",
-            dependencies: ["ServiceProtocol", "Postgres", "Redis", "TextCoding", nio, nioPosix, logging, lifecycle, metrics, prometheus, hummingbird],
+            dependencies: ["ServiceProtocol", "Postgres", "Redis", "TextCoding", "CMalloc", nio, nioPosix, logging, lifecycle, metrics, prometheus, hummingbird],
             path: "Shared/ServiceKit"),
 
         // Services: a library with the logic and a thin executable each.
@@ -206,7 +207,7 @@ let package = Package(
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
-                "ServiceKit", "ServiceProtocol", "Postgres", "Redis", hummingbird, logging,
+                "ServiceKit", "ServiceProtocol", "Postgres", "Redis", "CMalloc", hummingbird, logging,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),
         .testTarget(name: "TextCodingTests", dependencies: ["TextCoding"]),

@@ -18,6 +18,7 @@ public enum ServiceMain {
         start: Start
     ) async -> Never {
         let env = EnvironmentReader()
+        MallocSettings.apply(env)
         do {
             try EventLoops.install(env, share: eventLoops)
         } catch {

@@ -1,0 +1,2 @@
+// glibc's allocator settings (`mallopt`), which the Glibc module does not export.
+#include <malloc.h>
