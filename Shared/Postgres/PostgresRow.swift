@@ -20,6 +20,16 @@ final class PostgresCells: Sendable {
         self.lengths = lengths
     }
 
+    /// The position of the first column called `column`. Names of another length are passed
+    /// over without a string comparison: every cell read by name walks the names before its
+    /// own, and `==` of two unequal strings is a call into the runtime.
+    @usableFromInline
+    func index(of column: String) -> Int? {
+        let count = column.utf8.count
+        for (index, name) in names.enumerated() where name.utf8.count == count && name == column { return index }
+        return nil
+    }
+
     /// Reads the text of cell `cell` (row-major) with `body`, or nil for NULL.
     @inlinable
     func withCell<R>(_ cell: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
@@ -45,7 +55,7 @@ public struct PostgresRow: Sendable {
     /// The value of the first column called `column`.
     @inlinable
     public func decode<T: PostgresDecodable>(_ column: String, as type: T.Type = T.self) throws -> T {
-        guard let index = columns.names.firstIndex(of: column) else {
+        guard let index = columns.index(of: column) else {
             throw PostgresError.decoding(column: column, message: "no such column")
         }
         return try decodeCell(at: index, label: column)

@@ -19,29 +19,39 @@ public enum RFC3339Milliseconds {
         precondition(out.count >= Self.formattedCount)
         let (days, msOfDay) = Self.floorDivide(milliseconds, 86_400_000)
         let (year, month, day) = CivilDate.fromDays(Int(days))
-        let time = Int(msOfDay)
-        // Constant divisors: the compiler turns each into a multiplication.
-        func two(_ value: Int, at offset: Int) {
-            out[offset] = UInt8(ascii: "0") + UInt8(value / 10 % 10)
-            out[offset + 1] = UInt8(ascii: "0") + UInt8(value % 10)
+        // Unsigned, narrow and constant divisors: each division is a multiplication.
+        let time = UInt32(truncatingIfNeeded: msOfDay)
+        let base = out.baseAddress!
+        func two(_ value: UInt32, at offset: Int) {
+            let pair = Self.digitPairs[Int(value)]
+            (base + offset).storeBytes(of: pair, as: UInt16.self)
         }
-        two(year / 100, at: 0)
-        two(year, at: 2)
-        out[4] = UInt8(ascii: "-")
-        two(month, at: 5)
-        out[7] = UInt8(ascii: "-")
-        two(day, at: 8)
-        out[10] = UInt8(ascii: "T")
-        two(time / 3_600_000, at: 11)
-        out[13] = UInt8(ascii: ":")
-        two(time / 60_000 % 60, at: 14)
-        out[16] = UInt8(ascii: ":")
-        two(time / 1000 % 60, at: 17)
-        out[19] = UInt8(ascii: ".")
-        out[20] = UInt8(ascii: "0") + UInt8(time % 1000 / 100)
-        two(time % 100, at: 21)
-        out[23] = UInt8(ascii: "Z")
+        let y = UInt32(truncatingIfNeeded: year) % 10_000
+        two(y / 100, at: 0)
+        two(y % 100, at: 2)
+        base.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 4, as: UInt8.self)
+        two(UInt32(truncatingIfNeeded: month), at: 5)
+        base.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 7, as: UInt8.self)
+        two(UInt32(truncatingIfNeeded: day), at: 8)
+        base.storeBytes(of: UInt8(ascii: "T"), toByteOffset: 10, as: UInt8.self)
+        let seconds = time / 1000
+        let minutes = seconds / 60
+        two(minutes / 60, at: 11)
+        base.storeBytes(of: UInt8(ascii: ":"), toByteOffset: 13, as: UInt8.self)
+        two(minutes % 60, at: 14)
+        base.storeBytes(of: UInt8(ascii: ":"), toByteOffset: 16, as: UInt8.self)
+        two(seconds % 60, at: 17)
+        base.storeBytes(of: UInt8(ascii: "."), toByteOffset: 19, as: UInt8.self)
+        let millis = time % 1000
+        base.storeBytes(of: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: millis / 100), toByteOffset: 20, as: UInt8.self)
+        two(millis % 100, at: 21)
+        base.storeBytes(of: UInt8(ascii: "Z"), toByteOffset: 23, as: UInt8.self)
         return Self.formattedCount
+    }
+
+    /// "00" to "99", each two ASCII digits as they lie in memory.
+    private static let digitPairs: [UInt16] = (0..<100).map { value in
+        UInt16(UInt8(ascii: "0") + UInt8(value / 10)) | UInt16(UInt8(ascii: "0") + UInt8(value % 10)) << 8
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.f…]Z` (fraction digits past the third are truncated). Nil
