@@ -107,14 +107,26 @@ import Testing
     }
 
     @Test func stateQueryResultsReadBackAsWritten() throws {
-        var items: [String: ItemFlags] = [:]
-        for (index, text) in Self.awkward.enumerated() {
-            items[text] = ItemFlags(favorited: index % 2 == 0, read: index % 3 == 0, unliked: index == 3)
+        let ids = [#"quote " backslash \ "#, "naïve ✓ 🦊", "/slash", "plain"]
+        var table = try ItemFlagsTable(validating: ids + [ids[1], ids[0]], maximum: 6)
+        #expect(table.ids == ids)
+        var expected: [String: ItemFlags] = [:]
+        for (index, id) in ids.enumerated() {
+            let flags = ItemFlags(favorited: index % 2 == 0, read: index % 3 == 0, unliked: index == 2)
+            if index < 3 { table.set(flags, of: id) }
+            expected[id] = index < 3 ? flags : ItemFlags(favorited: false, read: false, unliked: false)
         }
-        for result in [StateQueryResult(items: items), StateQueryResult(items: [:])] {
-            let written = try JSONDecoder().decode(StateQueryResult.self, from: Data(buffer: result.rawJSON.bytes))
-            #expect(written == result)
+        table.set(ItemFlags(favorited: true, read: true, unliked: true), of: "not asked")
+        for (table, expected) in [(table, expected), (try ItemFlagsTable(validating: [], maximum: 6), [:])] {
+            let written = try JSONDecoder().decode(StateQueryResult.self, from: Data(buffer: table.rawJSON.bytes))
+            #expect(written == StateQueryResult(items: expected))
         }
+    }
+
+    @Test func aStateQuerysIdsAreCheckedLikeAnyOtherBatch() {
+        #expect(throws: ContentStateError.batchTooLarge(maximum: 2)) { try ItemFlagsTable(validating: ["a", "b", "c"], maximum: 2) }
+        #expect(throws: ContentStateError.self) { try ItemFlagsTable(validating: ["a", "tab\t"], maximum: 2) }
+        #expect(throws: ContentStateError.self) { try ItemFlagsTable(validating: [""], maximum: 2) }
     }
 
     @Test func changesPagesReadBackAsWritten() throws {

@@ -29,28 +29,6 @@ extension FavoritesPage {
     }
 }
 
-extension StateQueryResult {
-    var rawJSON: RawJSON {
-        var json = RawJSON(capacity: 16 + self.items.count * 96)
-        json.append(#"{"items":{"#)
-        var first = true
-        for (id, flags) in self.items {
-            if !first { json.append(",") }
-            first = false
-            json.append(string: id)
-            json.append(#":{"favorited":"#)
-            json.append(bool: flags.favorited)
-            json.append(#","read":"#)
-            json.append(bool: flags.read)
-            json.append(#","unliked":"#)
-            json.append(bool: flags.unliked)
-            json.append("}")
-        }
-        json.append("}}")
-        return json
-    }
-}
-
 extension ChangesPage {
     var rawJSON: RawJSON {
         var json = RawJSON(capacity: 96 + self.changes.count * 256)

@@ -4,8 +4,8 @@ import ServiceProtocol
 extension ContentStateMethods {
     static func registerState(on router: inout RPCRouter, store: ContentStore) {
         router.registerRaw(ContentState.stateQuery) { (params: StateQueryParams, _) -> RawJSON in
-            let ids = try ItemID.batch(params.itemIDs, maximum: store.configuration.maxBatch)
-            return StateQueryResult(items: try await store.flags(user: params.userID, items: ids)).rawJSON
+            let table = try ItemFlagsTable(validating: params.itemIDs, maximum: store.configuration.maxBatch)
+            return try await store.flags(user: params.userID, of: table).rawJSON
         }
 
         router.registerRaw(ContentState.stateChanges) { (params: ChangesParams, _) -> RawJSON in

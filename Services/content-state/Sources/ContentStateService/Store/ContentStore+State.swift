@@ -3,19 +3,19 @@ import Foundation
 import Postgres
 
 extension ContentStore {
-    /// The flags of each of `items`; items the user never touched are all false.
-    func flags(user: UUID, items: [ItemID]) async throws -> [String: ItemFlags] {
-        var result: [String: ItemFlags] = [:]
-        result.reserveCapacity(items.count)
-        for id in items { result[id.value] = ItemFlags(favorited: false, read: false, unliked: false) }
-        guard !items.isEmpty else { return result }
-        let rows = try await postgres.query(Self.selectFlags, [.uuid(user), .text(postgresTextArray(items))])
+    /// `table` with the flags of each of its items; items the user never touched stay all false.
+    func flags(user: UUID, of table: ItemFlagsTable) async throws -> ItemFlagsTable {
+        guard !table.ids.isEmpty else { return table }
+        var table = table
+        let rows = try await postgres.query(Self.selectFlags, [.uuid(user), .text(postgresArray(table.ids))])
         for row in rows {
-            result[try row.decode(0, as: String.self)] = ItemFlags(
-                favorited: try row.decode(1, as: Bool.self), read: try row.decode(2, as: Bool.self),
-                unliked: try row.decode(3, as: Bool.self))
+            table.set(
+                ItemFlags(
+                    favorited: try row.decode(1, as: Bool.self), read: try row.decode(2, as: Bool.self),
+                    unliked: try row.decode(3, as: Bool.self)),
+                of: try row.decode(0, as: String.self))
         }
-        return result
+        return table
     }
 
     /// `item_id = ANY($2)`: one index scan that probes the primary key once per id. A join
