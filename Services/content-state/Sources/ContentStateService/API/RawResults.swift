@@ -29,6 +29,29 @@ extension FavoritesPage {
     }
 }
 
+extension ItemFlagsTable {
+    /// `{"items":{"<id>":{"favorited","read","unliked"}}}`, the `StateQueryResult` of these
+    /// flags as `JSONEncoder` writes it (its `Decodable` reads it back).
+    var rawJSON: RawJSON {
+        var json = RawJSON(capacity: 16 + self.ids.count * 96)
+        json.append(#"{"items":{"#)
+        for (index, id) in self.ids.enumerated() {
+            if index > 0 { json.append(",") }
+            let flags = self.flags[index]
+            json.append(string: id)
+            json.append(#":{"favorited":"#)
+            json.append(bool: flags.favorited)
+            json.append(#","read":"#)
+            json.append(bool: flags.read)
+            json.append(#","unliked":"#)
+            json.append(bool: flags.unliked)
+            json.append("}")
+        }
+        json.append("}}")
+        return json
+    }
+}
+
 extension ChangesPage {
     var rawJSON: RawJSON {
         var json = RawJSON(capacity: 96 + self.changes.count * 256)

@@ -1,5 +1,4 @@
 import ContentStateAPI
-import ServiceProtocol
 
 /// The answer to a state query as it is built: each item asked about once, in the order of
 /// its first mention, with its flags (all false until a row says otherwise). One dictionary
@@ -31,26 +30,5 @@ struct ItemFlagsTable: Sendable {
     /// Sets the flags of `id`; an id not asked about is ignored.
     mutating func set(_ flags: ItemFlags, of id: String) {
         if let position = self.positions[id] { self.flags[position] = flags }
-    }
-
-    /// `{"items":{"<id>":{"favorited","read","unliked"}}}`, the `StateQueryResult` of these
-    /// flags as `JSONEncoder` writes it (its `Decodable` reads it back).
-    var rawJSON: RawJSON {
-        var json = RawJSON(capacity: 16 + self.ids.count * 96)
-        json.append(#"{"items":{"#)
-        for (index, id) in self.ids.enumerated() {
-            if index > 0 { json.append(",") }
-            let flags = self.flags[index]
-            json.append(string: id)
-            json.append(#":{"favorited":"#)
-            json.append(bool: flags.favorited)
-            json.append(#","read":"#)
-            json.append(bool: flags.read)
-            json.append(#","unliked":"#)
-            json.append(bool: flags.unliked)
-            json.append("}")
-        }
-        json.append("}}")
-        return json
     }
 }
