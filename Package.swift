@@ -60,7 +60,7 @@ let package = Package(
         .systemLibrary(
             name: "CHiredis", path: "Shared/CLibs/CHiredis", pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]),
-        .systemLibrary(name: "CMalloc", path: "Shared/CLibs/CMalloc"),
+        .systemLibrary(name: "CGlibcExtras", path: "Shared/CLibs/CGlibcExtras"),
 
         // Shared libraries.
         // Hand-written JSON coders for RPC payloads (docs/benchmarks.md: the instruction counts
@@ -74,12 +74,12 @@ let package = Package(
             ],
             path: "Shared/Protocol"),
         // How opaque values are spelled as text: base64url, random UUIDs.
-        .target(name: "TextCoding", path: "Shared/TextCoding"),
+        .target(name: "TextCoding", dependencies: ["CGlibcExtras"], path: "Shared/TextCoding"),
         .target(name: "Postgres", dependencies: ["CLibPQ", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Postgres"),
         .target(name: "Redis", dependencies: ["CHiredis", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Redis"),
         .target(
             name: "ServiceKit",
-            dependencies: ["ServiceProtocol", "Postgres", "Redis", "TextCoding", "CMalloc", nio, nioPosix, logging, lifecycle, metrics, prometheus, hummingbird],
+            dependencies: ["ServiceProtocol", "Postgres", "Redis", "TextCoding", "CGlibcExtras", nio, nioPosix, logging, lifecycle, metrics, prometheus, hummingbird],
             path: "Shared/ServiceKit"),
 
         // Services: a library with the logic and a thin executable each.
@@ -207,7 +207,7 @@ let package = Package(
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
-                "ServiceKit", "ServiceProtocol", "Postgres", "Redis", "CMalloc", hummingbird, logging,
+                "ServiceKit", "ServiceProtocol", "Postgres", "Redis", "CGlibcExtras", hummingbird, logging,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),
         .testTarget(name: "TextCodingTests", dependencies: ["TextCoding"]),

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import CMalloc
+import CGlibcExtras
 #endif
 
 /// How glibc's allocator keeps freed memory in every executable.

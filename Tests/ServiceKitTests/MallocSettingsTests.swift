@@ -1,4 +1,4 @@
-import CMalloc
+import CGlibcExtras
 import Testing
 
 @testable import ServiceKit
