@@ -67,6 +67,36 @@ import TokensAPI
         #expect(try self.object(TokenResponse(pair: pair, user: self.user, isNewUser: nil))["is_new_user"] == nil)
     }
 
+    /// Sign-in, refresh and `me` write their JSON by hand: byte for byte what the encoder
+    /// writes, over absent and present optionals, escapes, slashes, non-ASCII text, every
+    /// provider list and negative and fractional times.
+    @Test func handWrittenUsersAndTokenResponsesAreTheEncodersBytes() throws {
+        var users: [User] = []
+        for (index, (email, name)) in [
+            (nil, nil), ("a@example.com", "A/B \"quoted\" \\ tab\t"), ("ü@例え.jp", "Zoë 🦊"), ("x@privaterelay.appleid.com", ""),
+        ].enumerated() {
+            var user = self.user
+            user.email = email
+            user.displayName = name
+            user.emailVerified = index % 2 == 0
+            user.isAdmin = index == 3
+            user.providers = [[], [.apple], [.google], [.apple, .google]][index]
+            user.createdAt = Date(timeIntervalSince1970: [-1.5, 0, 1_795_317_839.1234, 4_102_444_800.999][index])
+            users.append(user)
+        }
+        for (index, user) in users.enumerated() {
+            #expect(String(buffer: PublicUser(user: user).rawJSON.bytes) == String(buffer: try JSONCoding.encode(PublicUser(user: user))))
+            let pair = TokenPair(
+                accessToken: "eyJ.a-b_c.\(index)", tokenType: "Bearer", expiresIn: [900, 0, 86_400, 1][index],
+                expiresAt: "2026-11-22T03:38:59.000Z", refreshToken: "r/\\\"\(index)", refreshExpiresAt: "2026-12-22T03:23:59.000Z",
+                sessionID: UUID(), userID: user.id, isAdmin: user.isAdmin)
+            for isNewUser in [nil, true, false] {
+                let response = TokenResponse(pair: pair, user: user, isNewUser: isNewUser)
+                #expect(String(buffer: response.rawJSON.bytes) == String(buffer: try JSONCoding.encode(response)))
+            }
+        }
+    }
+
     @Test func sessionsMarkTheCallersOwn() throws {
         let mine = UUID()
         let list = SessionList(sessions: [

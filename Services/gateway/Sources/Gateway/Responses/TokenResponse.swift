@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import IdentityAPI
+import ServiceProtocol
 import TokensAPI
 
 /// The public token response of sign-in and refresh: the pair `tokens` issued and the user;
@@ -33,9 +34,32 @@ struct TokenResponse: Encodable {
         try container.encodeIfPresent(self.isNewUser, forKey: .isNewUser)
     }
 
+    /// The JSON `encode(to:)` gives, written by hand: every sign-in and refresh answers with it.
+    var rawJSON: RawJSON {
+        var json = RawJSON(capacity: 1024)
+        json.append(#"{"access_token":"#)
+        json.append(string: self.pair.accessToken)
+        json.append(#","token_type":"Bearer","expires_in":"#)
+        json.append(integer: Int64(self.pair.expiresIn))
+        json.append(#","expires_at":"#)
+        json.append(string: self.pair.expiresAt)
+        json.append(#","refresh_token":"#)
+        json.append(string: self.pair.refreshToken)
+        json.append(#","refresh_expires_at":"#)
+        json.append(string: self.pair.refreshExpiresAt)
+        json.append(#","user":"#)
+        PublicUser(user: self.user).write(to: &json)
+        if let isNewUser = self.isNewUser {
+            json.append(#","is_new_user":"#)
+            json.append(bool: isNewUser)
+        }
+        json.append("}")
+        return json
+    }
+
     /// The 200 response: tokens must not be kept by any cache (RFC 6749 section 5.1).
-    func response() throws -> Response {
-        var response = try jsonResponse(self)
+    func response() -> Response {
+        var response = jsonResponse(self.rawJSON.bytes)
         response.headers[.cacheControl] = "no-store"
         response.headers[.pragma] = "no-cache"
         return response

@@ -68,7 +68,7 @@ struct AuthRoutes: Sendable {
         }
         group.get("auth/me") { _, context in
             let caller = try context.requireCaller()
-            return try jsonResponse(PublicUser(user: try await self.orchestration.user(caller.userID, context: context)))
+            return jsonResponse(PublicUser(user: try await self.orchestration.user(caller.userID, context: context)).rawJSON.bytes)
         }
         group.delete("auth/account") { _, context in
             let caller = try context.requireCaller()
@@ -100,7 +100,7 @@ struct AuthRoutes: Sendable {
             let user = try await self.orchestration.changingUser(caller.userID) {
                 try await self.backends.identity.call(Identity.link, params, options: Backends.options(context, idempotent: true))
             }
-            return try jsonResponse(PublicUser(user: user))
+            return jsonResponse(PublicUser(user: user).rawJSON.bytes)
         }
         group.delete("auth/identities/:provider") { _, context in
             let caller = try context.requireCaller()
@@ -108,7 +108,7 @@ struct AuthRoutes: Sendable {
             let user = try await self.orchestration.changingUser(caller.userID) {
                 try await self.backends.identity.call(Identity.unlink, params, options: Backends.options(context, idempotent: false))
             }
-            return try jsonResponse(PublicUser(user: user))
+            return jsonResponse(PublicUser(user: user).rawJSON.bytes)
         }
     }
 
