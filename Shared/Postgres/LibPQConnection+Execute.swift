@@ -17,32 +17,34 @@ struct StatementInFlight: Sendable {
 }
 
 extension LibPQConnection {
-    /// Runs one statement with bind parameters, results in text format. The statement is
+    /// Runs one statement with bind parameters, results in `results`' format. The statement is
     /// prepared on this connection the first time it runs here and reused after that.
-    func execute(_ sql: String, _ bindings: [PostgresValue]) throws(PostgresError) -> StatementOutcome {
+    func execute(_ sql: String, _ bindings: [PostgresValue], results: PostgresResultFormat = .text) throws(PostgresError) -> StatementOutcome {
         guard !isPoisoned else { throw .connectionLost }
         try verifyIfLeased()
         let parameters = try EncodedParameters(bindings)
         let key = PreparedStatementCache.Key(sql: sql, types: parameters.types)
         let wasOutsideTransaction = PQtransactionStatus(raw) == PQTRANS_IDLE
         do throws(PostgresError) {
-            return try executePrepared(key, parameters)
+            return try executePrepared(key, parameters, results)
         } catch where wasOutsideTransaction && Self.isStalePreparedStatement(error) {
             // Nothing ran and no transaction was cut short: prepare it afresh, once.
-            return try executePrepared(key, parameters)
+            return try executePrepared(key, parameters, results)
         }
     }
 
     /// Runs `key` as a prepared statement, preparing it first if this connection has not yet
     /// (or unprepared, with `PQexecParams`, once the cache is full).
-    private func executePrepared(_ key: PreparedStatementCache.Key, _ parameters: EncodedParameters) throws(PostgresError) -> StatementOutcome {
+    private func executePrepared(
+        _ key: PreparedStatementCache.Key, _ parameters: EncodedParameters, _ results: PostgresResultFormat
+    ) throws(PostgresError) -> StatementOutcome {
         let count = Int32(parameters.count)
         let name: String
         if let known = preparedStatements.name(for: key) {
             name = known
         } else if preparedStatements.isFull {
             let result = parameters.withUnsafeArrays { values, lengths, formats, types in
-                PQexecParams(raw, key.sql, count, types, values, lengths, formats, 0)
+                PQexecParams(raw, key.sql, count, types, values, lengths, formats, results.rawValue)
             }
             return try outcome(of: result)
         } else {
@@ -54,7 +56,7 @@ extension LibPQConnection {
             name = fresh
         }
         let result = parameters.withUnsafeArrays { values, lengths, formats, _ in
-            PQexecPrepared(raw, name, count, values, lengths, formats, 0)
+            PQexecPrepared(raw, name, count, values, lengths, formats, results.rawValue)
         }
         do throws(PostgresError) {
             return try outcome(of: result)
@@ -68,7 +70,7 @@ extension LibPQConnection {
     /// waiting for the reply (`receive` reads it), so that no thread waits on the network.
     /// Nil when that is not the case, or the parameters are large (sending could block the
     /// caller), or the connection must first be reopened: the caller uses `execute` instead.
-    func send(_ sql: String, _ bindings: [PostgresValue]) throws(PostgresError) -> StatementInFlight? {
+    func send(_ sql: String, _ bindings: [PostgresValue], results: PostgresResultFormat = .text) throws(PostgresError) -> StatementInFlight? {
         guard !isPoisoned else { throw .connectionLost }
         guard verifyIfLeasedWithoutBlocking() else { return nil }
         let parameters = try EncodedParameters(bindings)
@@ -77,7 +79,7 @@ extension LibPQConnection {
         guard let name = preparedStatements.name(for: key) else { return nil }
         let wasOutsideTransaction = PQtransactionStatus(raw) == PQTRANS_IDLE
         let sent = parameters.withUnsafeArrays { values, lengths, formats, _ in
-            PQsendQueryPrepared(raw, name, Int32(parameters.count), values, lengths, formats, 0)
+            PQsendQueryPrepared(raw, name, Int32(parameters.count), values, lengths, formats, results.rawValue)
         }
         guard sent == 1 else {
             noteTransactionStatus()
@@ -174,7 +176,8 @@ extension LibPQConnection {
         PQcmdStatus(result).map { String(cString: $0) } ?? ""
     }
 
-    /// The result's rows, every cell's text copied once into one buffer they share.
+    /// The result's rows, every cell's bytes (text, or binary when the statement asked for it)
+    /// copied once into one buffer they share.
     private func rows(of result: OpaquePointer) -> [PostgresRow] {
         let rowCount = Int(PQntuples(result))
         let columnCount = Int(PQnfields(result))
@@ -205,6 +208,7 @@ extension LibPQConnection {
         let cells = PostgresCells(
             names: (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) },
             types: (0..<columnCount).map { PostgresDataType(oid: PQftype(result, Int32($0))) },
+            isBinary: columnCount > 0 && PQfformat(result, 0) == PostgresResultFormat.binary.rawValue,
             bytes: bytes, starts: starts, lengths: lengths)
         return (0..<rowCount).map { PostgresRow(columns: cells, firstCell: $0 * columnCount) }
     }

@@ -24,11 +24,12 @@ public final class PostgresClient: Sendable {
         self.replies = PostgresReplyLoop()
     }
 
-    /// Runs a statement on a pooled connection and returns its rows.
-    public func query(_ sql: String, _ bindings: [PostgresValue] = []) async throws -> [PostgresRow] {
+    /// Runs a statement on a pooled connection and returns its rows, their cells in `results`'
+    /// format.
+    public func query(_ sql: String, _ bindings: [PostgresValue] = [], results: PostgresResultFormat = .text) async throws -> [PostgresRow] {
         let connection = try await lease()
         do {
-            let rows = try await connection.query(sql, bindings)
+            let rows = try await connection.query(sql, bindings, results: results)
             await giveBack(connection)
             return rows
         } catch {

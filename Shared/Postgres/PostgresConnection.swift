@@ -21,9 +21,10 @@ public final class PostgresConnection: Sendable {
         self.libpq = Mutex(libpq)
     }
 
-    /// Runs a statement and returns its rows (empty for statements that return none).
-    public func query(_ sql: String, _ bindings: [PostgresValue] = []) async throws -> [PostgresRow] {
-        try await statement(sql, bindings).rows
+    /// Runs a statement and returns its rows (empty for statements that return none), their
+    /// cells in `results`' format.
+    public func query(_ sql: String, _ bindings: [PostgresValue] = [], results: PostgresResultFormat = .text) async throws -> [PostgresRow] {
+        try await statement(sql, bindings, results: results).rows
     }
 
     /// Runs a statement and returns how many rows it inserted, updated or deleted.
@@ -33,10 +34,10 @@ public final class PostgresConnection: Sendable {
     }
 
     /// Runs one statement: sent at once when it is prepared here already, else on the pool.
-    private func statement(_ sql: String, _ bindings: [PostgresValue]) async throws -> StatementOutcome {
+    private func statement(_ sql: String, _ bindings: [PostgresValue], results: PostgresResultFormat = .text) async throws -> StatementOutcome {
         if let replies = self.replies,
             let (statement, socket) = try self.libpq.withLock({ libpq throws(PostgresError) in
-                try libpq.send(sql, bindings).map { ($0, libpq.socket) }
+                try libpq.send(sql, bindings, results: results).map { ($0, libpq.socket) }
             })
         {
             switch await replies.reply(to: statement, on: self, socket: socket) {
@@ -49,7 +50,7 @@ public final class PostgresConnection: Sendable {
                 guard statement.wasOutsideTransaction else { throw error }
             }
         }
-        return try await run { try $0.execute(sql, bindings) }
+        return try await run { try $0.execute(sql, bindings, results: results) }
     }
 
     /// Reads what has arrived of `statement`'s reply, on the calling thread without blocking

@@ -20,4 +20,13 @@ public struct PostgresDataType: Sendable, Hashable {
     public static let timestamptz = PostgresDataType(oid: 1184)
     public static let numeric = PostgresDataType(oid: 1700)
     public static let uuid = PostgresDataType(oid: 2950)
+    public static let name = PostgresDataType(oid: 19)
+    public static let bpchar = PostgresDataType(oid: 1042)
+
+    /// Whether the type's values are text (`text`, `varchar`, `char`, `name`): in binary form,
+    /// their UTF-8 bytes.
+    @inlinable
+    public var isText: Bool {
+        self == .text || self == .varchar || self == .bpchar || self == .name
+    }
 }

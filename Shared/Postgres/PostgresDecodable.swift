@@ -9,6 +9,10 @@ public protocol PostgresDecodable: Sendable {
     /// The same from the cell's bytes (UTF-8), as rows hold them: by default their text read
     /// with `decode(postgresText:type:)`; integers, booleans and text read the bytes directly.
     static func decode(postgresBytes bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Self?
+    /// The value of a non-NULL cell in `type`'s binary form (`PostgresResultFormat.binary`), or
+    /// nil when this type does not read that form: by default none does; text, the integers
+    /// and booleans do.
+    static func decode(postgresBinary bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Self?
     /// What SQL NULL reads as; nil when NULL is not allowed.
     static var decodedNull: Self? { get }
 }
@@ -20,6 +24,9 @@ extension PostgresDecodable {
     public static func decode(postgresBytes bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Self? {
         decode(postgresText: String(decoding: bytes, as: UTF8.self), type: type)
     }
+
+    @inlinable
+    public static func decode(postgresBinary bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Self? { nil }
 }
 
 // Inlinable so that a row's `decode` specialized for `T?` reads the cell as `T` without
@@ -36,6 +43,12 @@ extension Optional: PostgresDecodable where Wrapped: PostgresDecodable {
         return .some(value)
     }
 
+    @inlinable
+    public static func decode(postgresBinary bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Self? {
+        guard let value = Wrapped.decode(postgresBinary: bytes, type: type) else { return nil }
+        return .some(value)
+    }
+
     public static var decodedNull: Self? { .some(nil) }
 }
 
@@ -46,6 +59,13 @@ extension String: PostgresDecodable {
     public static func decode(postgresBytes bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> String? {
         String(decoding: bytes, as: UTF8.self)
     }
+
+    /// Text types' binary form is their UTF-8 text; any other type's is not text.
+    @inlinable
+    public static func decode(postgresBinary bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> String? {
+        guard type.isText else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }
 
 extension Int: PostgresDecodable {
@@ -54,6 +74,11 @@ extension Int: PostgresDecodable {
     @inlinable
     public static func decode(postgresBytes bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Int? {
         PostgresInteger.parse(bytes)
+    }
+
+    @inlinable
+    public static func decode(postgresBinary bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Int? {
+        PostgresInteger.binary(bytes, type: type)
     }
 }
 
@@ -64,6 +89,11 @@ extension Int64: PostgresDecodable {
     public static func decode(postgresBytes bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Int64? {
         PostgresInteger.parse(bytes)
     }
+
+    @inlinable
+    public static func decode(postgresBinary bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Int64? {
+        PostgresInteger.binary(bytes, type: type)
+    }
 }
 
 extension Int32: PostgresDecodable {
@@ -72,6 +102,11 @@ extension Int32: PostgresDecodable {
     @inlinable
     public static func decode(postgresBytes bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Int32? {
         PostgresInteger.parse(bytes)
+    }
+
+    @inlinable
+    public static func decode(postgresBinary bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Int32? {
+        PostgresInteger.binary(bytes, type: type)
     }
 }
 
@@ -82,11 +117,28 @@ extension Int16: PostgresDecodable {
     public static func decode(postgresBytes bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Int16? {
         PostgresInteger.parse(bytes)
     }
+
+    @inlinable
+    public static func decode(postgresBinary bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Int16? {
+        PostgresInteger.binary(bytes, type: type)
+    }
 }
 
 /// Decimal integer text read from bytes as `Int(_: String)` reads it: an optional sign, then
 /// one or more ASCII digits, nothing else, within the type's range.
 public enum PostgresInteger {
+    /// A `smallint`, `integer` or `bigint` in binary form (two, four or eight bytes, most
+    /// significant first) as `T`; nil for another type or length, or a value `T` cannot hold.
+    @inlinable
+    public static func binary<T: FixedWidthInteger & SignedInteger>(_ bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> T? {
+        switch (type, bytes.count) {
+        case (.int8, 8): T(exactly: Int64(bigEndian: bytes.loadUnaligned(as: Int64.self)))
+        case (.int4, 4): T(exactly: Int32(bigEndian: bytes.loadUnaligned(as: Int32.self)))
+        case (.int2, 2): T(exactly: Int16(bigEndian: bytes.loadUnaligned(as: Int16.self)))
+        default: nil
+        }
+    }
+
     @inlinable
     public static func parse<T: FixedWidthInteger & SignedInteger>(_ bytes: UnsafeRawBufferPointer) -> T? {
         var index = 0
@@ -134,6 +186,17 @@ extension Bool: PostgresDecodable {
             }
         }
         return decode(postgresText: String(decoding: bytes, as: UTF8.self), type: type)
+    }
+
+    /// A `boolean` in binary form: one byte, 1 or 0.
+    @inlinable
+    public static func decode(postgresBinary bytes: UnsafeRawBufferPointer, type: PostgresDataType) -> Bool? {
+        guard type == .bool, bytes.count == 1 else { return nil }
+        switch bytes[0] {
+        case 1: return true
+        case 0: return false
+        default: return nil
+        }
     }
 }
 

@@ -1,20 +1,23 @@
-/// One result's column names and types and every cell's text, stored once for all its rows:
-/// the bytes of every cell in one buffer, and where each cell starts and how long it is (a
+/// One result's column names and types and every cell's bytes (text, or binary when the
+/// statement asked for it), stored once for all its rows: the bytes of every cell in one buffer, and where each cell starts and how long it is (a
 /// length of -1 is SQL NULL). A row is this and its number, so reading a result makes no
 /// allocation per row or per cell.
 @usableFromInline
 final class PostgresCells: Sendable {
     @usableFromInline let names: [String]
     @usableFromInline let types: [PostgresDataType]
+    /// Whether the cells are in their types' binary form (`PostgresResultFormat.binary`).
+    @usableFromInline let isBinary: Bool
     @usableFromInline let bytes: [UInt8]
     /// Per cell, row by row: where its text starts in `bytes`.
     @usableFromInline let starts: [Int32]
     /// Per cell, row by row: its length in bytes, -1 for NULL.
     @usableFromInline let lengths: [Int32]
 
-    init(names: [String], types: [PostgresDataType], bytes: [UInt8], starts: [Int32], lengths: [Int32]) {
+    init(names: [String], types: [PostgresDataType], isBinary: Bool = false, bytes: [UInt8], starts: [Int32], lengths: [Int32]) {
         self.names = names
         self.types = types
+        self.isBinary = isBinary
         self.bytes = bytes
         self.starts = starts
         self.lengths = lengths
@@ -73,7 +76,11 @@ public struct PostgresRow: Sendable {
     @inlinable
     func decodeCell<T: PostgresDecodable>(at index: Int, label: String) throws -> T {
         let type = columns.types[index]
-        guard let decoded = columns.withCell(firstCell + index, { T.decode(postgresBytes: $0, type: type) }) else {
+        let isBinary = columns.isBinary
+        let read = columns.withCell(firstCell + index) {
+            isBinary ? T.decode(postgresBinary: $0, type: type) : T.decode(postgresBytes: $0, type: type)
+        }
+        guard let decoded = read else {
             guard let null = T.decodedNull else {
                 throw PostgresError.decoding(column: label, message: "NULL read as non-optional \(T.self)")
             }

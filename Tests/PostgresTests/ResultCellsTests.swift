@@ -25,6 +25,46 @@ import Testing
         }
     }
 
+    /// Binary results read as text results do: integers of every width at their limits (into
+    /// wider and narrower Swift types, refusing what does not fit), booleans, text of every text
+    /// type, NULL and empty text; a type binary results do not read is an error, not garbage.
+    @Test func binaryResultsReadAsTextResultsDo() async throws {
+        try await TestDatabase.withClient { client in
+            let sql = """
+                SELECT n, (-32768 + n)::smallint AS small, (2147483647 - n)::integer AS int, (-9223372036854775807 - 1 + n)::bigint AS big,
+                       n % 2 = 0 AS even, CASE WHEN n % 3 = 0 THEN NULL ELSE n END::bigint AS maybe,
+                       CASE WHEN n = 1 THEN '' ELSE 'é ' || n END AS text, ('v' || n)::varchar AS v, ('c' || n)::char(3) AS c,
+                       ('n' || n)::name AS name, gen_random_uuid() AS id, now() AS at
+                FROM generate_series(1, 50) n ORDER BY n
+                """
+            let text = try await client.query(sql)
+            let binary = try await client.query(sql, results: .binary)
+            #expect(binary.count == 50)
+            for (t, b) in zip(text, binary) {
+                #expect(try b.decode("n", as: Int.self) == t.decode("n", as: Int.self))
+                #expect(try b.decode("small", as: Int16.self) == t.decode("small", as: Int16.self))
+                #expect(try b.decode("small", as: Int64.self) == t.decode("small", as: Int64.self))
+                #expect(try b.decode("int", as: Int32.self) == t.decode("int", as: Int32.self))
+                #expect(try b.decode("big", as: Int64.self) == t.decode("big", as: Int64.self))
+                #expect(try b.decode("even", as: Bool.self) == t.decode("even", as: Bool.self))
+                #expect(try b.decode("maybe", as: Int64?.self) == t.decode("maybe", as: Int64?.self))
+                for column in ["text", "v", "c", "name"] {
+                    #expect(try b.decode(column, as: String.self) == t.decode(column, as: String.self))
+                }
+                #expect(throws: PostgresError.self) { try b.decode("big", as: Int16.self) }
+                #expect(throws: PostgresError.self) { try b.decode("big", as: String.self) }
+                #expect(throws: PostgresError.self) { try b.decode("id", as: String.self) }
+                #expect(throws: PostgresError.self) { try b.decode("at", as: Int64.self) }
+                #expect(throws: PostgresError.self) { try b.decode("text", as: Int64.self) }
+            }
+            #expect(try binary[0].decode("small", as: Int16.self) == -32767)
+            #expect(try binary[0].decode("big", as: Int64.self) == Int64.min + 1)
+            #expect(try binary[0].decode("text", as: String.self) == "")
+            #expect(try binary[2].decode("maybe", as: Int64?.self) == nil)
+            #expect(throws: PostgresError.self) { try binary[2].decode("maybe", as: Int64.self) }
+        }
+    }
+
     @Test func integersFromBytesMatchTheStandardLibrary() {
         let samples = [
             "0", "7", "-0", "+5", "-", "+", "", "12a", " 1", "1 ", "00042", "9223372036854775807", "9223372036854775808",

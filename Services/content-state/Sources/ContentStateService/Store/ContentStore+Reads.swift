@@ -17,6 +17,9 @@ import TextCoding
 /// a second sorted, 4,002–4,238 not). Each read's rows are put in `single`'s order in the
 /// service instead (`inOrder`), by `rowOrder`: they arrive in it (the nested loop emits each
 /// read's index scan as it goes), which is checked, and sorted only if not.
+///
+/// Reads come back in binary form (`PostgresResultFormat.binary`): their columns are text,
+/// `bigint` and `boolean`, which the server then neither formats nor the service parses.
 struct ReadStatement: Sendable {
     let single: String
     let batch: String
@@ -140,7 +143,7 @@ extension ContentStore {
     /// a read that fails alone fails.
     private func run(_ statement: ReadStatement, _ reads: [PendingRead]) async throws -> [Result<[PostgresRow], any Error>] {
         if reads.count == 1 {
-            return [.success(try await postgres.query(statement.single, reads[0].bindings))]
+            return [.success(try await postgres.query(statement.single, reads[0].bindings, results: .binary))]
         }
         var arguments: [PostgresValue] = [.text(postgresArray(reads.map { $0.user.lowercasedText }))]
         for index in reads[0].parameters.indices {
@@ -148,9 +151,9 @@ extension ContentStore {
         }
         let rows: [PostgresRow]
         do {
-            rows = try await postgres.query(statement.batch, arguments)
+            rows = try await postgres.query(statement.batch, arguments, results: .binary)
         } catch let error as PostgresError where error.failedInTheServer {
-            return await oneByOne(reads) { try await postgres.query(statement.single, $0.bindings) }
+            return await oneByOne(reads) { try await postgres.query(statement.single, $0.bindings, results: .binary) }
         }
         var pages = Array(repeating: [PostgresRow](), count: reads.count)
         for row in rows {

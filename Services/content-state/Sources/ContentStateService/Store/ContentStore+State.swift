@@ -7,7 +7,7 @@ extension ContentStore {
     func flags(user: UUID, of table: ItemFlagsTable) async throws -> ItemFlagsTable {
         guard !table.ids.isEmpty else { return table }
         var table = table
-        let rows = try await postgres.query(Self.selectFlags, [.uuid(user), .text(postgresArray(table.ids))])
+        let rows = try await postgres.query(Self.selectFlags, [.uuid(user), .text(postgresArray(table.ids))], results: .binary)
         for row in rows {
             table.set(
                 ItemFlags(
