@@ -143,6 +143,42 @@ import Testing
         }
     }
 
+    /// Calls in flight with deadlines in any order: each short one fails at its deadline, though
+    /// a later one was sent first, and a long one still gets its answer after them.
+    @Test func callsWithMixedDeadlinesEachExpireOnTimeAndTheLongOneIsAnswered() async throws {
+        try await withServer { server in
+            try await RPCClient.withClient(configuration: clientConfiguration(ports: [server.port]), logger: .init(label: "t")) { client in
+                try await waitUntil("a healthy connection") { client.healthyConnectionCount > 0 }
+                let start = ContinuousClock.now
+                async let long = client.call(
+                    "test.echo", Echo(value: 1, delayMs: 1_500), as: Echo.self, options: .init(timeout: .seconds(60)))
+                func expires(after timeout: Duration) async -> (ErrorCode?, Duration) {
+                    do {
+                        _ = try await client.call(
+                            "test.echo", Echo(value: 2, delayMs: 20_000), as: Echo.self, options: .init(timeout: timeout))
+                        return (nil, ContinuousClock.now - start)
+                    } catch let error as RPCError {
+                        return (error.code, ContinuousClock.now - start)
+                    } catch {
+                        return (nil, ContinuousClock.now - start)
+                    }
+                }
+                async let short = expires(after: .milliseconds(100))
+                async let shorter = expires(after: .milliseconds(50))
+                let (first, second) = await (short, shorter)
+                #expect(first.0 == .deadlineExceeded)
+                #expect(second.0 == .deadlineExceeded)
+                let echo = try await long
+                let answered = ContinuousClock.now - start
+                #expect(echo.value == 1)
+                // Both short calls failed before the long one's answer (1.5 s), not with it.
+                #expect(first.1 < answered && second.1 < answered)
+                // A call after them expires too: the timer is set again.
+                #expect(await expires(after: .milliseconds(50)).0 == .deadlineExceeded)
+            }
+        }
+    }
+
     @Test func wrongTokenMeansNoHealthyConnectionAndServiceUnavailable() async throws {
         try await withServer { server in
             let configuration = clientConfiguration(ports: [server.port], token: "not-the-token")

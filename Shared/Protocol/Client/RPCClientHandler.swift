@@ -28,6 +28,13 @@ struct RPCOutboundCall: Sendable {
 /// Multiplexes calls over one connection: keeps every call in flight by id, completes it when
 /// the response with that id arrives (decoding its result with the caller's type), fails it at
 /// its deadline, and fails all of them when the connection closes.
+///
+/// Deadlines share one timer, set for the earliest deadline of the calls in flight: when it
+/// fires, every call past its deadline fails and the timer is set for the next one. A timer per
+/// call (scheduled, then cancelled when the answer came, which searched the loop's scheduled
+/// tasks) was 3 % of the gateway's work on a favorites page; calls are answered in
+/// milliseconds and their deadlines are seconds away, so the shared timer is set about once per
+/// deadline, and a call costs no timer at all.
 final class RPCClientHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = RPCOutboundCall
@@ -36,11 +43,13 @@ final class RPCClientHandler: ChannelDuplexHandler {
     private struct Pending {
         var promise: EventLoopPromise<any Sendable>
         var decodeResult: ResultDecoder
-        var timeout: Scheduled<Void>
+        var deadline: NIODeadline
     }
 
     private var pending: [UInt64: Pending] = [:]
     private var closed = false
+    /// The shared deadline timer and when it fires; nil when none is set.
+    private var timer: (task: Scheduled<Void>, deadline: NIODeadline)?
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let call = self.unwrapOutboundIn(data)
@@ -52,10 +61,12 @@ final class RPCClientHandler: ChannelDuplexHandler {
             return
         }
         let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let timeout = context.eventLoop.scheduleTask(deadline: call.deadline) {
-            loopBoundSelf.value.complete(call.id, with: .failure(RPCCallFailure.deadlineExceeded))
+        self.pending[call.id] = Pending(promise: call.promise, decodeResult: call.decodeResult, deadline: call.deadline)
+        if let timer = self.timer, timer.deadline <= call.deadline {
+            // Set already for a call due no later.
+        } else {
+            self.setTimer(for: call.deadline, on: context.eventLoop)
         }
-        self.pending[call.id] = Pending(promise: call.promise, decodeResult: call.decodeResult, timeout: timeout)
         let written = context.eventLoop.makePromise(of: Void.self)
         written.futureResult.whenFailure { _ in
             loopBoundSelf.value.complete(call.id, with: .failure(RPCCallFailure.notSent))
@@ -103,15 +114,42 @@ final class RPCClientHandler: ChannelDuplexHandler {
 
     private func complete(_ id: UInt64, with result: Result<any Sendable, any Error>) {
         guard let entry = self.pending.removeValue(forKey: id) else { return }
-        entry.timeout.cancel()
         entry.promise.completeWith(result)
+    }
+
+    /// Sets the shared timer for `deadline`, replacing one set for later.
+    private func setTimer(for deadline: NIODeadline, on eventLoop: any EventLoop) {
+        self.timer?.task.cancel()
+        let loopBoundSelf = NIOLoopBound(self, eventLoop: eventLoop)
+        let task = eventLoop.scheduleTask(deadline: deadline) {
+            loopBoundSelf.value.timerFired(on: eventLoop)
+        }
+        self.timer = (task, deadline)
+    }
+
+    /// Fails every call past its deadline, then sets the timer for the earliest one left.
+    private func timerFired(on eventLoop: any EventLoop) {
+        self.timer = nil
+        let now = NIODeadline.now()
+        var next: NIODeadline?
+        var expired: [UInt64] = []
+        for (id, entry) in self.pending {
+            if entry.deadline <= now {
+                expired.append(id)
+            } else if next.map({ entry.deadline < $0 }) ?? true {
+                next = entry.deadline
+            }
+        }
+        for id in expired { self.complete(id, with: .failure(RPCCallFailure.deadlineExceeded)) }
+        if let next { self.setTimer(for: next, on: eventLoop) }
     }
 
     private func failAll(with failure: RPCCallFailure) {
         let entries = self.pending
         self.pending.removeAll()
+        self.timer?.task.cancel()
+        self.timer = nil
         for entry in entries.values {
-            entry.timeout.cancel()
             entry.promise.fail(failure)
         }
     }
