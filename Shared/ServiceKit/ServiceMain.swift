@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import ServiceProtocol
 
 /// The start of every executable: reads the configuration (a bad variable stops the process
 /// with one line naming it and exit status 2), sets up logging and metrics, then runs the services in a
@@ -44,7 +45,10 @@ public enum ServiceMain {
                     services: services.map { .init(service: $0) },
                     gracefulShutdownSignals: [.sigterm, .sigint],
                     logger: logger))
-            try await group.run()
+            // Child tasks inherit the preference: every request and call of the services.
+            try await withTaskExecutorPreference(EventLoopTaskExecutor.shared) {
+                try await group.run()
+            }
             logger.info("Stopped")
             exit(0)
         } catch let error as ConfigurationError {

@@ -75,7 +75,8 @@ final class RPCServerConnectionHandler: ChannelDuplexHandler {
             let logger = self.logger
             let eventLoop = context.eventLoop
             let loopBound = NIOLoopBound((self, context), eventLoop: eventLoop)
-            Task {
+            // An unstructured task inherits no executor preference: it is given the services' one.
+            Task(executorPreference: EventLoopTaskExecutor.shared) {
                 let response = await core.respond(to: frame, caller: caller, logger: logger)
                 // The task usually runs on the channel's own event loop (Swift Concurrency runs
                 // on the loops in the services); then the response goes out without a hop.
