@@ -25,9 +25,3 @@ struct PoolGauges {
         }
     }
 }
-
-extension ConnectionPool {
-    func reportUsage() {
-        self.gauges.update(open: self.openCount, inUse: self.openCount - self.idle.count, waiting: self.waiters.count)
-    }
-}

@@ -1,9 +1,14 @@
 import NIOCore
+import Synchronization
 
 /// The bookkeeping of a client's connections: at most `size` exist, idle ones are reused
 /// newest first, and callers that find none free wait in arrival order.
-/// Opening and closing happen outside the actor; it only decides who may do what.
-actor ConnectionPool {
+/// Opening and closing happen outside the pool; it only decides who may do what.
+///
+/// A lock, not an actor: every statement leases and gives back a connection, and under the
+/// services' task executor a hop into an actor and back is two enqueues of the task, where a
+/// lock taken for a few instructions is none.
+final class ConnectionPool: Sendable {
     /// What `acquire` grants: an idle connection, or the right to open a new one.
     enum Lease: Sendable {
         case connection(PostgresConnection)
@@ -23,17 +28,26 @@ actor ConnectionPool {
         case shutDown
     }
 
+    /// Everything the lock guards.
+    struct Book {
+        var state = State.running
+        var idle: [PostgresConnection] = []
+        /// Connections open, being opened, or lent out.
+        var openCount = 0
+        var waiters = CircularBuffer<Waiter>()
+        var gauges = PoolGauges()
+        var nextWaiterID = 0
+        /// Whether the task that fails waiters past their deadline runs (only while someone waits).
+        var sweeping = false
+
+        mutating func reportUsage() {
+            self.gauges.update(open: self.openCount, inUse: self.openCount - self.idle.count, waiting: self.waiters.count)
+        }
+    }
+
     let size: Int
     let acquireTimeout: Duration
-    private(set) var state = State.running
-    private(set) var idle: [PostgresConnection] = [] { didSet { self.reportUsage() } }
-    /// Connections open, being opened, or lent out.
-    private(set) var openCount = 0 { didSet { self.reportUsage() } }
-    var waiters = CircularBuffer<Waiter>() { didSet { self.reportUsage() } }
-    var gauges = PoolGauges()
-    private var nextWaiterID = 0
-    /// Fails waiters whose deadline passed; runs only while someone waits.
-    var timeoutSweeper: Task<Void, Never>?
+    let book = Mutex(Book())
 
     init(size: Int, acquireTimeout: Duration) {
         self.size = max(1, size)
@@ -42,69 +56,109 @@ actor ConnectionPool {
 
     /// Grants a connection or a slot to open one, waiting up to `acquireTimeout`.
     func acquire() async throws -> Lease {
-        guard state == .running else { throw PostgresError.clientShutDown }
-        if let connection = idle.popLast() { return .connection(connection) }
-        if openCount < size {
-            openCount += 1
-            return .openNew
+        if let lease = try self.book.withLock({ book throws in try Self.grant(&book, size: self.size) }) { return lease }
+        let id = self.book.withLock { book in
+            book.nextWaiterID += 1
+            return book.nextWaiterID
         }
-        let id = nextWaiterID
-        nextWaiterID += 1
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                if Task.isCancelled {
-                    continuation.resume(throwing: CancellationError())
-                    return
+                let outcome = self.book.withLock { book -> Result<Lease, any Error>? in
+                    guard !Task.isCancelled else { return .failure(CancellationError()) }
+                    // A connection or a slot may have come free since the first look.
+                    do {
+                        if let lease = try Self.grant(&book, size: self.size) { return .success(lease) }
+                    } catch {
+                        return .failure(error)
+                    }
+                    book.waiters.append(Waiter(id: id, deadline: .now + self.acquireTimeout, continuation: continuation))
+                    book.reportUsage()
+                    return nil
                 }
-                waiters.append(Waiter(id: id, deadline: .now + acquireTimeout, continuation: continuation))
-                startTimeoutSweeperIfNeeded()
+                if let outcome {
+                    continuation.resume(with: outcome)
+                } else {
+                    self.startTimeoutSweeperIfNeeded()
+                }
             }
         } onCancel: {
-            Task { await self.removeWaiter(id, failingWith: CancellationError()) }
+            self.removeWaiter(id, failingWith: CancellationError())
         }
+    }
+
+    /// An idle connection or a free slot, if there is one; throws once the pool is shut down.
+    private static func grant(_ book: inout Book, size: Int) throws -> Lease? {
+        guard book.state == .running else { throw PostgresError.clientShutDown }
+        if let connection = book.idle.popLast() {
+            book.reportUsage()
+            return .connection(connection)
+        }
+        if book.openCount < size {
+            book.openCount += 1
+            book.reportUsage()
+            return .openNew
+        }
+        return nil
     }
 
     /// Takes back a lent connection. Returns true when the caller must close it (it is
     /// broken, mid-transaction, or the pool is shut down); its slot then passes on.
     func release(_ connection: PostgresConnection, reusable: Bool) -> Bool {
-        guard reusable, state == .running else {
-            releaseSlot()
-            return true
+        let (waiter, mustClose) = self.book.withLock { book -> (Waiter?, Bool) in
+            defer { book.reportUsage() }
+            guard reusable, book.state == .running else { return (Self.passSlot(&book), true) }
+            if let waiter = book.waiters.popFirst() { return (waiter, false) }
+            book.idle.append(connection)
+            return (nil, false)
         }
-        if let waiter = waiters.popFirst() {
-            waiter.continuation.resume(returning: .connection(connection))
+        if mustClose {
+            waiter?.continuation.resume(returning: .openNew)
         } else {
-            idle.append(connection)
+            waiter?.continuation.resume(returning: .connection(connection))
         }
-        return false
+        return mustClose
     }
 
     /// Gives up a slot whose connection failed to open or was closed; the first waiter
     /// gets the right to open a new one.
     func releaseSlot() {
-        if state == .running, let waiter = waiters.popFirst() {
-            waiter.continuation.resume(returning: .openNew)
-        } else {
-            openCount -= 1
+        let waiter = self.book.withLock { book -> Waiter? in
+            defer { book.reportUsage() }
+            return Self.passSlot(&book)
         }
+        waiter?.continuation.resume(returning: .openNew)
+    }
+
+    /// The waiter a freed slot passes to, or nil when none waits (the slot is then gone).
+    private static func passSlot(_ book: inout Book) -> Waiter? {
+        if book.state == .running, let waiter = book.waiters.popFirst() { return waiter }
+        book.openCount -= 1
+        return nil
     }
 
     /// Stops lending: fails every waiter and returns the idle connections for closing.
     /// Lent connections are closed as they come back.
     func shutDown() -> [PostgresConnection] {
-        state = .shutDown
-        timeoutSweeper?.cancel()
-        while let waiter = waiters.popFirst() {
-            waiter.continuation.resume(throwing: PostgresError.clientShutDown)
+        let (waiters, closing) = self.book.withLock { book -> ([Waiter], [PostgresConnection]) in
+            defer { book.reportUsage() }
+            book.state = .shutDown
+            let waiters = Array(book.waiters)
+            book.waiters.removeAll()
+            let closing = book.idle
+            book.openCount -= closing.count
+            book.idle = []
+            return (waiters, closing)
         }
-        let closing = idle
-        openCount -= idle.count
-        idle = []
+        for waiter in waiters { waiter.continuation.resume(throwing: PostgresError.clientShutDown) }
         return closing
     }
 
     func removeWaiter(_ id: Int, failingWith error: any Error) {
-        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
-        waiters.remove(at: index).continuation.resume(throwing: error)
+        let waiter = self.book.withLock { book -> Waiter? in
+            guard let index = book.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            defer { book.reportUsage() }
+            return book.waiters.remove(at: index)
+        }
+        waiter?.continuation.resume(throwing: error)
     }
 }

@@ -77,7 +77,7 @@ public final class PostgresClient: Sendable {
     /// Fails waiting callers, closes all connections (lent ones as they come back) and
     /// stops the thread pool. Later calls fail with `PostgresError.clientShutDown`.
     public func shutdown() async {
-        for connection in await pool.shutDown() {
+        for connection in pool.shutDown() {
             await connection.close()
         }
         try? await threadPool.shutdownGracefully()
@@ -94,7 +94,7 @@ public final class PostgresClient: Sendable {
             do {
                 return try await open()
             } catch {
-                await pool.releaseSlot()
+                pool.releaseSlot()
                 throw error
             }
         }
@@ -102,7 +102,7 @@ public final class PostgresClient: Sendable {
 
     private func giveBack(_ connection: PostgresConnection) async {
         let reusable = connection.isReusable
-        if await pool.release(connection, reusable: reusable) {
+        if pool.release(connection, reusable: reusable) {
             if !reusable {
                 logger.info("discarding postgres connection", metadata: ["postgres.connection.id": "\(connection.id)"])
             }
