@@ -13,8 +13,8 @@ import CGlibcExtras
 /// blocks below `mmapThreshold` taken from the heap, the faults stop (docs/benchmarks.md). An
 /// operator's own `GLIBC_TUNABLES` malloc settings take precedence: then nothing is changed.
 public enum MallocSettings {
-    public static let trimThreshold: Int32 = 4 << 20
-    public static let mmapThreshold: Int32 = 1 << 20
+    public static let trimThreshold: Int32 = 1 << 20
+    public static let mmapThreshold: Int32 = 512 << 10
 
     /// Applies the thresholds unless `GLIBC_TUNABLES` names a `glibc.malloc` setting. Returns
     /// whether it did.

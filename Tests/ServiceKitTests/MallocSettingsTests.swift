@@ -4,7 +4,7 @@ import Testing
 @testable import ServiceKit
 
 @Suite struct MallocSettingsTests {
-    /// After `apply`, a block of half a MiB comes from the heap (glibc's default would have
+    /// After `apply`, a block of 256 KiB comes from the heap (glibc's default would have
     /// mapped it on its own, and every use of it would start with page faults); a block above
     /// the threshold is still mapped. A mapped block's usable size is its request rounded up to
     /// whole pages, less its 16-byte header; a heap block's is within a few words of its request.
@@ -15,7 +15,7 @@ import Testing
             defer { free(block) }
             return malloc_usable_size(block) >= size + 4096 - 16
         }
-        #expect(try !isMapped(512 << 10))
+        #expect(try !isMapped(Int(MallocSettings.mmapThreshold) / 2))
         #expect(try isMapped(Int(MallocSettings.mmapThreshold) * 2))
     }
 
