@@ -1,7 +1,7 @@
 /// One result's column names and types and every cell's bytes (text, or binary when the
-/// statement asked for it), stored once for all its rows: the bytes of every cell in one buffer, and where each cell starts and how long it is (a
-/// length of -1 is SQL NULL). A row is this and its number, so reading a result makes no
-/// allocation per row or per cell.
+/// statement asked for it), stored once for all its rows: the bytes of every cell in one
+/// buffer, and where each cell starts and how long it is (a length of -1 is SQL NULL). A row
+/// is this and its number, so reading a result makes no allocation per row or per cell.
 @usableFromInline
 final class PostgresCells: Sendable {
     @usableFromInline let names: [String]
@@ -54,6 +54,11 @@ public struct PostgresRow: Sendable {
     @usableFromInline let firstCell: Int
 
     public var columnNames: [String] { columns.names }
+
+    /// The position of the first column called `column`, as `decode(_:as:)` finds it by name.
+    public func columnIndex(_ column: String) -> Int? {
+        columns.index(of: column)
+    }
 
     /// The value of the first column called `column`.
     @inlinable

@@ -3,8 +3,9 @@ import NIOPosix
 import Synchronization
 
 /// The task executor every service's tasks prefer (`ServiceMain` runs its services under it,
-/// and `RPCServer` each request): a job runs on the event loop of the thread that enqueued it (any loop of the group when
-/// enqueued from elsewhere), as the generic executor with this executor preferred.
+/// and `RPCServer` each request): a job runs on the event loop of the thread that enqueued it
+/// (any loop of the group when enqueued from elsewhere), as the generic executor with this
+/// executor preferred.
 ///
 /// Why not only NIO's global executor (`EventLoops.install`): NIO runs each job as its event
 /// loop's serial executor, so every later hop to nonisolated code in that job (each `await`

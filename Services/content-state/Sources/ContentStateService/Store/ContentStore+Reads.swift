@@ -54,7 +54,7 @@ struct ReadStatement: Sendable {
         guard let first = rows.first, rows.count > 1 else { return rows }
         // Each key's column found once, not by name for every comparison.
         let columns = try self.rowOrder.map { key in
-            guard let index = first.columnNames.firstIndex(of: key.column) else {
+            guard let index = first.columnIndex(key.column) else {
                 throw PostgresError.decoding(column: key.column, message: "no such column")
             }
             return index
