@@ -94,7 +94,7 @@ let package = Package(
         .executableTarget(name: "identity", dependencies: ["IdentityService", "ServiceKit"], path: "Services/identity/Sources/identity"),
         .target(name: "TokensAPI", dependencies: ["ServiceProtocol", "TextCoding"], path: "Services/tokens/Sources/TokensAPI"),
         // The access token's claims as JWTKit signs and verifies them: tokens and the gateway share them.
-        .target(name: "TokensJWT", dependencies: ["TokensAPI", jwt], path: "Services/tokens/Sources/TokensJWT"),
+        .target(name: "TokensJWT", dependencies: ["TokensAPI", "TextCoding", jwt], path: "Services/tokens/Sources/TokensJWT"),
         .target(
             name: "TokenService",
             dependencies: [

@@ -1,8 +1,10 @@
+import Crypto
 import Foundation
 import Postgres
 import ServiceKit
 import ServiceProtocol
 import Testing
+import TextCoding
 @testable import TokenService
 import TokensAPI
 
@@ -84,6 +86,16 @@ import TokensAPI
             tokens.clock.advance(by: 201)
             #expect(await tokens.errorCode { try await tokens.refresh(refreshed.refreshToken) } == .invalidRefreshToken)
             #expect(await tokens.errorCode { try await tokens.verify(refreshed.accessToken) } == .tokenExpired)
+        }
+    }
+
+    @Test func theSealingKeyIsRFC5869HKDFOfTheToken() throws {
+        for _ in 0..<20 {
+            let token = RefreshToken()
+            let derived = HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: SymmetricKey(data: try #require(Base64URL.decode(token.text))),
+                salt: Data("latchkey.tokens".utf8), info: Data("refresh successor v1".utf8), outputByteCount: 32)
+            #expect(token.sealingKey == derived)
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import TextCoding
 
@@ -19,6 +20,9 @@ public struct RawJSON: Sendable {
     public var bytes: ByteBuffer {
         EnvelopeWriter.allocator.buffer(bytes: self.storage)
     }
+
+    /// The JSON written, as bytes (to seal or hash it as it is sent).
+    public var utf8: [UInt8] { self.storage }
 
     /// The number of bytes written.
     var count: Int { self.storage.count }
@@ -66,6 +70,16 @@ public struct RawJSON: Sendable {
     /// A time as a JSON string, or `null` for nil.
     public mutating func append(rfc3339Milliseconds milliseconds: Int64?) {
         if let milliseconds { self.append(rfc3339Milliseconds: milliseconds) } else { self.storage.write("null") }
+    }
+
+    /// A UUID as a JSON string in upper case, as `JSONEncoder` writes one (`uuidString`).
+    public mutating func append(uppercaseUUID uuid: UUID) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 38) { out in
+            out[0] = UInt8(ascii: "\"")
+            _ = uuid.writeUppercaseText(into: UnsafeMutableBufferPointer(rebasing: out[1..<37]))
+            out[37] = UInt8(ascii: "\"")
+            self.storage.append(contentsOf: out)
+        }
     }
 
     public mutating func append(bool: Bool) {

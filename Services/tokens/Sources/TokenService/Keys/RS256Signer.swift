@@ -2,14 +2,15 @@ import TextCoding
 import CLibCrypto
 import Foundation
 import JWTKit
+import TokensJWT
 import ServiceKit
 
 /// Signs RS256 access tokens with the system's OpenSSL (`libcrypto`, which libpq already
 /// loads) instead of JWTKit's BoringSSL. On CPUs with AVX-512 IFMA, OpenSSL's RSA-2048
 /// private operation takes less than half the time, and the signature is the largest single
 /// cost of a refresh (see docs/benchmarks.md). The token is the same compact JWS JWTKit
-/// writes (header `alg`, `kid`, `typ`; claims with JWTKit's JSON encoder); verifying stays
-/// with JWTKit.
+/// writes (header `alg`, `kid`, `typ`; the claims JSON JWTKit's encoder writes, by hand:
+/// `AccessTokenClaims.payloadJSON`); verifying stays with JWTKit.
 ///
 /// `@unchecked Sendable`: the key is only read after `init`, and OpenSSL 3 allows concurrent
 /// signing with one `EVP_PKEY`; each signature uses its own digest context.
@@ -39,8 +40,8 @@ final class RS256Signer: @unchecked Sendable {
     deinit { EVP_PKEY_free(self.key) }
 
     /// `claims` as a signed compact JWS.
-    func sign(_ claims: some JWTPayload) throws -> String {
-        let payload = try JSONEncoder.defaultForJWT.encode(claims)
+    func sign(_ claims: AccessTokenClaims) throws -> String {
+        let payload = try claims.payloadJSON ?? Array(JSONEncoder.defaultForJWT.encode(claims))
         let signingInput = self.headerSegment + "." + Base64URL.encode(payload)
         return signingInput + "." + Base64URL.encode(try self.signature(of: Array(signingInput.utf8)))
     }

@@ -15,10 +15,10 @@ struct TokenMethods: Sendable {
     let clock: TokenClock
 
     func register(on router: inout RPCRouter) {
-        router.register(Tokens.issue) { (params: IssueParams, _) in
-            try await self.issuance.issue(params)
+        router.registerRaw(Tokens.issue) { (params: IssueParams, _) in
+            try await self.issuance.issue(params).json
         }
-        router.register(Tokens.refresh) { (params: RefreshParams, _) in
+        router.registerRaw(Tokens.refresh) { (params: RefreshParams, _) in
             try await self.rotation.refresh(params.refreshToken)
         }
         router.register(Tokens.revoke) { (params: RevokeParams, _) in

@@ -2,6 +2,7 @@ import TokensAPI
 import Foundation
 import Logging
 import Postgres
+import ServiceProtocol
 
 /// Refresh: one atomic compare-and-set per token. Of N concurrent refreshes of one token
 /// exactly one rotates; the others, within the grace window, get the identical successor pair
@@ -28,7 +29,8 @@ struct RefreshRotation: Sendable {
         var sessionRevoked: Bool
     }
 
-    func refresh(_ presented: String) async throws -> TokenPair {
+    /// The successor pair of `presented`, as the JSON the caller receives.
+    func refresh(_ presented: String) async throws -> RawJSON {
         guard let token = RefreshToken(presented: presented) else { throw TokenError.invalidRefreshToken }
         if let session = self.recentSessions.take(tokenHash: token.hash), let pair = try await self.rotate(token, of: session, now: self.clock.now()) {
             return pair
@@ -51,11 +53,12 @@ struct RefreshRotation: Sendable {
 
     /// Signs the successor pair of `token` for `session` and rotates; nil when the
     /// compare-and-set finds nothing to rotate (rotated by another caller, or the session revoked
-    /// or ended). A pair it returns is remembered for the successor's own refresh.
-    private func rotate(_ token: RefreshToken, of session: AccessTokenIssuer.SessionFacts, now: Date) async throws -> TokenPair? {
+    /// or ended). A pair it returns is remembered for the successor's own refresh. The pair's
+    /// JSON is written once: sealed for a retry, and sent.
+    private func rotate(_ token: RefreshToken, of session: AccessTokenIssuer.SessionFacts, now: Date) async throws -> RawJSON? {
         guard now < session.expiresAt else { return nil }
         let successor = RefreshToken()
-        let pair = try await self.issuer.pair(for: session, refreshToken: successor, now: now)
+        let pair = try await self.issuer.pair(for: session, refreshToken: successor, now: now).json
         guard try await self.rotate(token, to: successor, sealing: pair, session: session.sessionID, now: now) else { return nil }
         TokenMetrics.rotations.increment()
         self.recentSessions.remember(session, forTokenHash: successor.hash)
@@ -63,14 +66,14 @@ struct RefreshRotation: Sendable {
     }
 
     /// A token already rotated: within the grace window its sealed successor, after it reuse.
-    private func replay(_ token: RefreshToken, state: TokenState, rotatedAt: Date, now: Date) async throws -> TokenPair {
+    private func replay(_ token: RefreshToken, state: TokenState, rotatedAt: Date, now: Date) async throws -> RawJSON {
         if now.timeIntervalSince(rotatedAt) <= self.reuseGrace {
             // Within the window the successor is normally there; if a replica with a fast clock
             // already cleared it, the caller must sign in again, but nothing is revoked.
             guard let sealed = state.successorSealed, let pair = token.open(sealed) else {
                 throw TokenError.invalidRefreshToken
             }
-            return pair
+            return pair.json
         }
         let session = state.session
         TokenMetrics.reuseDetections.increment()
@@ -119,7 +122,7 @@ struct RefreshRotation: Sendable {
     /// successor's row, and touches the session, in one statement. A concurrent caller's UPDATE
     /// waits on the row lock, then finds it rotated: false.
     private func rotate(
-        _ token: RefreshToken, to successor: RefreshToken, sealing pair: TokenPair, session: UUID, now: Date
+        _ token: RefreshToken, to successor: RefreshToken, sealing pair: RawJSON, session: UUID, now: Date
     ) async throws -> Bool {
         let rows = try await self.postgres.query(
             """
