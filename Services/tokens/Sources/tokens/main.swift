@@ -8,4 +8,6 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "keygen" {
     exit(KeygenCommand.run(arguments: Array(arguments.dropFirst()), env: EnvironmentReader()))
 }
-await ServiceMain.run(name: TokensApp.name, commonConfiguration: TokensApp.commonConfiguration, start: TokensApp.start)
+// A loop per CPU: signing is most of its work (EventLoops.Share.all).
+await ServiceMain.run(
+    name: TokensApp.name, eventLoops: .all, commonConfiguration: TokensApp.commonConfiguration, start: TokensApp.start)
