@@ -26,6 +26,7 @@ let package = Package(
         .executable(name: "tokens", targets: ["tokens"]),
         .executable(name: "content-state", targets: ["content-state"]),
         .executable(name: "gateway", targets: ["gateway"]),
+        .executable(name: "latchkey-services", targets: ["latchkey-services"]),
         .executable(name: "mock-idp", targets: ["mock-idp"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
         // What an iOS or macOS app links (docs/client.md): Foundation only, no server package
@@ -82,7 +83,14 @@ let package = Package(
             dependencies: ["ServiceProtocol", "Postgres", "Redis", "TextCoding", "CGlibcExtras", nio, nioPosix, logging, lifecycle, metrics, prometheus, hummingbird],
             path: "Shared/ServiceKit"),
 
-        // Services: a library with the logic and a thin executable each.
+        // Services: a library with the logic each, all four run by one executable
+        // (`latchkey-services`: their common code is in memory once), and a launcher each that
+        // runs it under the service's name.
+        .target(name: "ServiceLaunch", path: "Shared/ServiceLaunch"),
+        .executableTarget(
+            name: "latchkey-services",
+            dependencies: ["ServiceLaunch", "ServiceKit", "Gateway", "IdentityService", "TokenService", "ContentStateService"],
+            path: "Services/latchkey-services/Sources/latchkey-services"),
         .target(name: "IdentityAPI", dependencies: ["ServiceProtocol", "TextCoding"], path: "Services/identity/Sources/IdentityAPI"),
         .target(
             name: "IdentityService",
@@ -91,7 +99,7 @@ let package = Package(
                 nioHTTP1,
             ],
             path: "Services/identity/Sources/IdentityService", resources: [.embedInCode("Migrations")]),
-        .executableTarget(name: "identity", dependencies: ["IdentityService", "ServiceKit"], path: "Services/identity/Sources/identity"),
+        .executableTarget(name: "identity", dependencies: ["ServiceLaunch"], path: "Services/identity/Sources/identity"),
         .target(name: "TokensAPI", dependencies: ["ServiceProtocol", "TextCoding"], path: "Services/tokens/Sources/TokensAPI"),
         // The access token's claims as JWTKit signs and verifies them: tokens and the gateway share them.
         .target(name: "TokensJWT", dependencies: ["TokensAPI", "TextCoding", jwt], path: "Services/tokens/Sources/TokensJWT"),
@@ -103,7 +111,7 @@ let package = Package(
                 logging, lifecycle,
             ],
             path: "Services/tokens/Sources/TokenService", resources: [.embedInCode("Migrations")]),
-        .executableTarget(name: "tokens", dependencies: ["TokenService", "ServiceKit"], path: "Services/tokens/Sources/tokens"),
+        .executableTarget(name: "tokens", dependencies: ["ServiceLaunch"], path: "Services/tokens/Sources/tokens"),
         .target(name: "ContentStateAPI", dependencies: ["ServiceProtocol", "TextCoding"], path: "Services/content-state/Sources/ContentStateAPI"),
         .target(
             name: "ContentStateService",
@@ -111,8 +119,7 @@ let package = Package(
             path: "Services/content-state/Sources/ContentStateService",
             resources: [.embedInCode("Migrations")]),
         .executableTarget(
-            name: "content-state", dependencies: ["ContentStateService", "ServiceKit"],
-            path: "Services/content-state/Sources/content-state"),
+            name: "content-state", dependencies: ["ServiceLaunch"], path: "Services/content-state/Sources/content-state"),
         .target(
             name: "Gateway",
             dependencies: [
@@ -124,7 +131,7 @@ let package = Package(
             path: "Services/gateway/Sources/Gateway",
             // openapi.json (generated from openapi.yaml) and the admin console travel inside the executable.
             resources: [.embedInCode("Resources")]),
-        .executableTarget(name: "gateway", dependencies: ["Gateway", "ServiceKit"], path: "Services/gateway/Sources/gateway"),
+        .executableTarget(name: "gateway", dependencies: ["ServiceLaunch"], path: "Services/gateway/Sources/gateway"),
 
         // What an operator does to an account across the backends (the admin API and the CLI).
         .target(
@@ -215,7 +222,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Redis", "Postgres", logging, jwt], path: "Tests/TestSupport"),
         .testTarget(
             name: "ExecutableTests",
-            dependencies: ["ServiceProtocol", "ServiceKit", "TestSupport", "Postgres", "ContentStateAPI", "TokensAPI", "IdentityAPI", logging]),
+            dependencies: ["ServiceProtocol", "ServiceKit", "ServiceLaunch", "TestSupport", "Postgres", "ContentStateAPI", "TokensAPI", "IdentityAPI", logging]),
         .testTarget(
             name: "IdentityServiceTests",
             dependencies: [

@@ -28,7 +28,12 @@ running_pid() {
   pid=$(cat "$file")
   exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
   exe=${exe% (deleted)}
-  [ "$(basename "$exe")" = "$1" ] || return 1
+  case $(basename "$exe") in
+    "$1") ;;
+    # The four services are one executable; its launchers name the service as the first argument.
+    latchkey-services) [ "$(tr '\0' '\n' <"/proc/$pid/cmdline" | sed -n 2p)" = "$1" ] || return 1 ;;
+    *) return 1 ;;
+  esac
   echo "$pid"
 }
 

@@ -2,18 +2,19 @@
 # scripts/dev: building or finding the executables, starting, recording and stopping the processes.
 # Sourced by scripts/dev, which sets the variables these use ($dev, the ports, ...).
 
-# Release builds of the five executables, unless LATCHKEY_BIN_DIR names a folder holding them.
+# Release builds of the five executables and of latchkey-services (the four services' launchers
+# run it), unless LATCHKEY_BIN_DIR names a folder holding them.
 prepare_binaries() {
   if [ -n "${LATCHKEY_BIN_DIR:-}" ]; then
     bin_dir=$(cd "$LATCHKEY_BIN_DIR" && pwd)
   else
-    for product in "${executables[@]}"; do
+    for product in "${executables[@]}" latchkey-services; do
       echo "dev: swift build -c release --product $product"
       swift build -c release --product "$product"
     done
     bin_dir=$(swift build -c release --show-bin-path)
   fi
-  for name in "${executables[@]}"; do
+  for name in "${executables[@]}" latchkey-services; do
     [ -x "$bin_dir/$name" ] || { echo "dev: $bin_dir/$name is missing" >&2; exit 1; }
   done
 }

@@ -1,4 +1,4 @@
-import ContentStateService
-import ServiceKit
+import ServiceLaunch
 
-await ServiceMain.run(name: ContentStateApp.name, commonConfiguration: ContentStateApp.commonConfiguration, start: ContentStateApp.start)
+// Runs the content-state of `latchkey-services` (the four services share one executable: LatchkeyService).
+LatchkeyService.contentState.execLatchkeyServices(arguments: CommandLine.arguments)

@@ -1,5 +1,4 @@
-import Gateway
-import ServiceKit
+import ServiceLaunch
 
-await ServiceMain.run(
-    name: GatewayApp.name, eventLoops: .all, commonConfiguration: GatewayApp.commonConfiguration, start: GatewayApp.start)
+// Runs the gateway of `latchkey-services` (the four services share one executable: LatchkeyService).
+LatchkeyService.gateway.execLatchkeyServices(arguments: CommandLine.arguments)

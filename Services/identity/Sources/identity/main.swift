@@ -1,4 +1,4 @@
-import IdentityService
-import ServiceKit
+import ServiceLaunch
 
-await ServiceMain.run(name: IdentityApp.name, commonConfiguration: IdentityApp.commonConfiguration, start: IdentityApp.start)
+// Runs the identity of `latchkey-services` (the four services share one executable: LatchkeyService).
+LatchkeyService.identity.execLatchkeyServices(arguments: CommandLine.arguments)
