@@ -38,6 +38,17 @@ public enum LatchkeyService: String, CaseIterable, Sendable {
         String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? Substring(path))
     }
 
+    /// Names the process after the service (its main thread's name, which `ps`, `top` and
+    /// `/proc/PID/comm` show), where it would otherwise be the executable's: every service
+    /// would read `latchkey-servic`.
+    /// Linux: written to `/proc/self/comm`, the main thread's (elsewhere nothing changes).
+    public func nameProcess() {
+        let file = open("/proc/self/comm", O_WRONLY)
+        guard file >= 0 else { return }
+        defer { close(file) }
+        _ = self.rawValue.withCString { write(file, $0, strlen($0)) }
+    }
+
     /// What `latchkey-services` says when no service is named.
     public static var usage: String {
         "usage: \(executableName) {\(allCases.map(\.rawValue).joined(separator: "|"))} [arguments]\n"

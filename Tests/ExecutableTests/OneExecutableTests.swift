@@ -26,12 +26,15 @@ import Testing
     }
 
     /// The running process is the shared executable (the pid the launcher was started as),
-    /// and runs as the service it was started as: it logs under that service's name.
+    /// and runs as the service it was started as: it bears that service's name and logs
+    /// under it.
     @Test(arguments: ["identity", "tokens", "content-state"])
     func eachServiceRunsAsTheSharedExecutable(_ name: String) async throws {
         let backend = try await BackendProcess.started(name, ["LOG_LEVEL": "info", "LOG_FORMAT": "text"])
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(backend.process.process.processIdentifier)/exe")
         #expect(executable.hasSuffix("/latchkey-services"))
+        let comm = try String(contentsOfFile: "/proc/\(backend.process.process.processIdentifier)/comm", encoding: .utf8)
+        #expect(comm == name + "\n")
         backend.process.terminate()
         #expect(await backend.process.waitForExit(timeout: .seconds(60)) == 0)
         #expect(backend.process.stdout.contains(" info \(name): [ServiceKit] Stopped\n"), "\(backend.process.stdout)")

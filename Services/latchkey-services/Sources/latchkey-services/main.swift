@@ -12,6 +12,7 @@ guard let request = LatchkeyService.requested(by: CommandLine.arguments) else {
     FileHandle.standardError.write(Data(LatchkeyService.usage.utf8))
     exit(64)
 }
+request.service.nameProcess()
 switch request.service {
 case .gateway:
     await ServiceMain.run(
