@@ -104,12 +104,8 @@ final class CompactJSONWriter {
         } else if type == Bool.self {
             self.bytes.append(contentsOf: unsafeBitCast(value, to: Bool.self) ? "true".utf8 : "false".utf8)
         } else if type == UUID.self {
-            // Foundation writes `uuidString` (uppercase), which formats with `snprintf`: 38 quotes
-            // are appended and the 36 between the first and the last overwritten with the text.
-            let uuid = unsafeBitCast(value, to: UUID.self)
-            let start = self.bytes.count + 1
-            self.bytes.append(contentsOf: repeatElement(UInt8(ascii: "\""), count: 38))
-            self.bytes.withUnsafeMutableBufferPointer { _ = uuid.writeUppercaseText(into: .init(rebasing: $0[start..<start + 36])) }
+            // Foundation writes `uuidString` (uppercase), which formats with `snprintf`.
+            unsafeBitCast(value, to: UUID.self).appendUppercaseJSONString(to: &self.bytes)
         } else if type == [String].self {
             // Lists of item ids: written here rather than element by element through a container.
             self.bytes.append(UInt8(ascii: "["))

@@ -41,6 +41,15 @@ extension UUID {
         Self.spell(self.uuid, into: bytes, digits: Self.uppercaseDigits)
     }
 
+    /// The UUID as a JSON string, quotes included, uppercase as `JSONEncoder` writes it
+    /// (`uuidString`, which formats with `snprintf`): 38 quotes are appended to `bytes` and the
+    /// 36 between the first and the last overwritten with the text.
+    public func appendUppercaseJSONString(to bytes: inout [UInt8]) {
+        let start = bytes.count + 1
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "\""), count: 38))
+        bytes.withUnsafeMutableBufferPointer { _ = self.writeUppercaseText(into: .init(rebasing: $0[start..<start + 36])) }
+    }
+
     private static let lowercaseDigits: StaticString = "0123456789abcdef"
     private static let uppercaseDigits: StaticString = "0123456789ABCDEF"
 

@@ -29,6 +29,9 @@ import TextCoding
             #expect(written == 36)
             #expect(Array(bytes[..<36]) == Array(id.uuidString.utf8))
             #expect(bytes[36...].allSatisfy { $0 == 0 }, "nothing past the 36 bytes")
+            var json = Array("[".utf8)
+            id.appendUppercaseJSONString(to: &json)
+            #expect(json == Array("[\"\(id.uuidString)\"".utf8))
         }
     }
 

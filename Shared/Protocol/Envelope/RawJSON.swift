@@ -74,12 +74,7 @@ public struct RawJSON: Sendable {
 
     /// A UUID as a JSON string in upper case, as `JSONEncoder` writes one (`uuidString`).
     public mutating func append(uppercaseUUID uuid: UUID) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 38) { out in
-            out[0] = UInt8(ascii: "\"")
-            _ = uuid.writeUppercaseText(into: UnsafeMutableBufferPointer(rebasing: out[1..<37]))
-            out[37] = UInt8(ascii: "\"")
-            self.storage.append(contentsOf: out)
-        }
+        uuid.appendUppercaseJSONString(to: &self.storage)
     }
 
     public mutating func append(bool: Bool) {

@@ -45,10 +45,10 @@ struct RefreshToken: Sendable {
         return SymmetricKey(data: block)
     }
 
-    static let salt = SymmetricKey(data: Array("latchkey.tokens".utf8))
-    static let info = Array("refresh successor v1".utf8)
-    /// The info, then the block counter 1: the input of the first (and only) expand step.
-    private static let infoAndCounter = info + [1]
+    private static let salt = SymmetricKey(data: Array("latchkey.tokens".utf8))
+    /// The info, `refresh successor v1`, then the block counter 1: the input of the first (and
+    /// only) expand step.
+    private static let infoAndCounter = Array("refresh successor v1".utf8) + [1]
 
     /// Seals the JSON of a successor pair (AES-GCM) for storage next to this token's hash.
     func seal(_ json: RawJSON) throws -> [UInt8] {
