@@ -125,24 +125,34 @@ struct RefreshRotation: Sendable {
         _ token: RefreshToken, to successor: RefreshToken, sealing pair: RawJSON, session: UUID, now: Date
     ) async throws -> Bool {
         let rows = try await self.postgres.query(
-            """
-            WITH rotated AS (
-                UPDATE tokens.refresh_tokens r SET rotated_at = $2, successor_sealed = $3
-                FROM tokens.sessions s
-                WHERE r.hash = $1 AND r.rotated_at IS NULL AND r.session_id = $5
-                    AND s.id = r.session_id AND s.revoked_at IS NULL AND s.expires_at > $2
-                RETURNING r.session_id, r.generation
-            ), touched AS (
-                UPDATE tokens.sessions s SET last_used_at = $2
-                FROM rotated WHERE s.id = rotated.session_id AND s.revoked_at IS NULL
-                RETURNING s.id
-            )
-            INSERT INTO tokens.refresh_tokens (hash, session_id, generation, issued_at)
-            SELECT $4, rotated.session_id, rotated.generation + 1, $2
-            FROM rotated JOIN touched ON touched.id = rotated.session_id
-            RETURNING generation
-            """,
+            Self.rotation,
             [.bytea(token.hash), .timestamp(now), .bytea(try token.seal(pair)), .bytea(successor.hash), .uuid(session)])
         return !rows.isEmpty
     }
+
+    /// The rotation's statement: $1 the presented token's hash, $2 now, $3 the sealed successor
+    /// pair, $4 the successor's hash, $5 the session the token was issued in.
+    ///
+    /// The token's row is found by its hash (the primary key) alone: the session is compared
+    /// with `IS TRUE`, which no index can serve. With `r.session_id = $5` Postgres priced the
+    /// session's index like the key once most sessions held one token (the statistics of a
+    /// busy sign-in day), and then read every token a long-lived session was ever given (5 ms
+    /// for a session refreshed 1,800 times, where the key takes 0.05).
+    static let rotation = """
+        WITH rotated AS (
+            UPDATE tokens.refresh_tokens r SET rotated_at = $2, successor_sealed = $3
+            FROM tokens.sessions s
+            WHERE r.hash = $1 AND r.rotated_at IS NULL AND (r.session_id = $5) IS TRUE
+                AND s.id = r.session_id AND s.revoked_at IS NULL AND s.expires_at > $2
+            RETURNING r.session_id, r.generation
+        ), touched AS (
+            UPDATE tokens.sessions s SET last_used_at = $2
+            FROM rotated WHERE s.id = rotated.session_id AND s.revoked_at IS NULL
+            RETURNING s.id
+        )
+        INSERT INTO tokens.refresh_tokens (hash, session_id, generation, issued_at)
+        SELECT $4, rotated.session_id, rotated.generation + 1, $2
+        FROM rotated JOIN touched ON touched.id = rotated.session_id
+        RETURNING generation
+        """
 }
