@@ -60,6 +60,8 @@ import Testing
                             """)
                         plans[mode] = try rows.map { try $0.decode(0, as: String.self) }.joined(separator: "\n")
                     }
+                    // A prepared statement outlives the transaction; the connection goes back to the pool.
+                    try await connection.execute("DEALLOCATE rotation")
                     throw RolledBack()
                 }
             } catch is RolledBack {}

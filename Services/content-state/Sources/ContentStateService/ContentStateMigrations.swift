@@ -15,5 +15,8 @@ enum ContentStateMigrations {
         Migration(
             version: 4, name: "write_users function",
             sql: String(decoding: PackageResources._4_write_users_function_sql, as: UTF8.self)),
+        Migration(
+            version: 5, name: "user row estimate",
+            sql: String(decoding: PackageResources._5_user_row_estimate_sql, as: UTF8.self)),
     ]
 }

@@ -1,0 +1,75 @@
+import Foundation
+@testable import Postgres
+import Testing
+@testable import ContentStateService
+
+/// The state query's plan for a user with many rows among many users with a few: the ids are
+/// looked up by the key (`item_id = ANY` in the index condition), not filtered out of every row
+/// the user has.
+@Suite struct StateQueryPlanTests {
+    /// Rolls the test's tables and statistics back.
+    struct RolledBack: Error {}
+
+    @Test func theMigrationTellsPostgresThatAUserMayHoldManyRows() async throws {
+        let service = try await TestService.standard()
+        let rows = try await service.postgres.query(
+            """
+            SELECT array_to_string(attoptions, ',') AS options, attstattarget FROM pg_attribute
+            WHERE attrelid = 'content.item_states'::regclass AND attname = 'user_id'
+            """)
+        #expect(try rows.first?.decode("options", as: String?.self) == "n_distinct=-0.0001")
+        #expect(try rows.first?.decode("attstattarget", as: Int.self) == 1)
+    }
+
+    /// 30,000 users with three rows each and one with 20,000, then ANALYZE: without the
+    /// migration's estimate the generic plan (the one a prepared statement keeps) scans the
+    /// heavy user's rows and filters them; with it, it probes the key once per id.
+    @Test func aHeavyUsersStateQueryProbesTheKeyAmongManyLightUsers() async throws {
+        let service = try await TestService.standard()
+        let withoutEstimate = try await Self.genericPlan(service, estimate: false)
+        #expect(withoutEstimate.contains("Filter: (item_id = ANY"), "the control no longer shows the problem:\n\(withoutEstimate)")
+        let withEstimate = try await Self.genericPlan(service, estimate: true)
+        let indexConditions = withEstimate.split(separator: "\n").filter { $0.contains("Index Cond:") }
+        #expect(indexConditions.contains { $0.contains("item_id = ANY") }, "\(withEstimate)")
+        #expect(!withEstimate.contains("Filter: (item_id = ANY"), "\(withEstimate)")
+    }
+
+    /// The plan of `ContentStore.selectFlags` for the heavy user, on a copy of the table
+    /// (the shared test database holds other tests' rows), with or without migration 5.
+    static func genericPlan(_ service: TestService, estimate: Bool) async throws -> String {
+        var plan = ""
+        do {
+            try await service.postgres.withTransaction { connection in
+                try await connection.execute("CREATE SCHEMA state_plan")
+                try await connection.execute("CREATE TABLE state_plan.item_states (LIKE content.item_states INCLUDING ALL)")
+                if estimate {
+                    let migration = try #require(ContentStateMigrations.all.first { $0.version == 5 })
+                    try await connection.runScript(migration.sql.replacingOccurrences(of: "content.", with: "state_plan."))
+                }
+                try await connection.execute(
+                    """
+                    INSERT INTO state_plan.item_states (user_id, item_id, favorited_at, updated_at, version)
+                    SELECT user_id, 'item-' || (random() * 1e12)::bigint, now(), now(), v
+                    FROM (SELECT gen_random_uuid() AS user_id FROM generate_series(1, 30000)) users, generate_series(1, 3) v
+                    """)
+                try await connection.execute(
+                    """
+                    INSERT INTO state_plan.item_states (user_id, item_id, read_at, updated_at, version)
+                    SELECT '00000000-0000-0000-0000-00000000000a', 'item-' || v, now(), now(), v FROM generate_series(1, 20000) v
+                    """)
+                try await connection.execute("ANALYZE state_plan.item_states")
+                try await connection.execute(
+                    "PREPARE state_query(uuid, text) AS \(ContentStore.selectFlags.replacingOccurrences(of: "content.", with: "state_plan."))")
+                try await connection.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+                let ids = "{" + (0..<50).map { "item-\($0)" }.joined(separator: ",") + "}"
+                let rows = try await connection.query(
+                    "EXPLAIN EXECUTE state_query('00000000-0000-0000-0000-00000000000a', '\(ids)')")
+                plan = try rows.map { try $0.decode(0, as: String.self) }.joined(separator: "\n")
+                // A prepared statement outlives the transaction; the connection goes back to the pool.
+                try await connection.execute("DEALLOCATE state_query")
+                throw RolledBack()
+            }
+        } catch is RolledBack {}
+        return plan
+    }
+}
