@@ -21,6 +21,35 @@ import Testing
         #expect(try rows.first?.decode("attstattarget", as: Int.self) == 1)
     }
 
+    /// The migration analyzes a table with rows, so that the estimate holds at once, and leaves
+    /// an empty one unanalyzed (`reltuples` -1): analyzed empty, Postgres planned sequential scans
+    /// that the write functions' prepared plans kept while the table grew.
+    @Test func theMigrationAnalyzesATableWithRowsAndLeavesAnEmptyOneUnanalyzed() async throws {
+        let service = try await TestService.standard()
+        let migration = try #require(ContentStateMigrations.all.first { $0.version == 5 })
+        var reltuples: [Double] = []
+        do {
+            try await service.postgres.withTransaction { connection in
+                try await connection.execute("CREATE SCHEMA state_plan")
+                for rows in [0, 100] {
+                    try await connection.execute("DROP TABLE IF EXISTS state_plan.item_states")
+                    try await connection.execute("CREATE TABLE state_plan.item_states (LIKE content.item_states INCLUDING ALL)")
+                    try await connection.execute(
+                        """
+                        INSERT INTO state_plan.item_states (user_id, item_id, updated_at, version)
+                        SELECT gen_random_uuid(), 'item-' || v, now(), v FROM generate_series(1, $1::integer) v
+                        """, [.int(rows)])
+                    try await connection.runScript(migration.sql.replacingOccurrences(of: "content.", with: "state_plan."))
+                    let row = try await connection.query(
+                        "SELECT reltuples::float8 AS reltuples FROM pg_class WHERE oid = 'state_plan.item_states'::regclass")
+                    reltuples.append(try row[0].decode("reltuples", as: Double.self))
+                }
+                throw RolledBack()
+            }
+        } catch is RolledBack {}
+        #expect(reltuples == [-1, 100])
+    }
+
     /// 30,000 users with three rows each and one with 20,000, then ANALYZE: without the
     /// migration's estimate the generic plan (the one a prepared statement keeps) scans the
     /// heavy user's rows and filters them; with it, it probes the key once per id.
