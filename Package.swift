@@ -237,7 +237,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "ContentStateServiceTests",
-            dependencies: ["ContentStateService", "ContentStateAPI", "ServiceKit", "ServiceProtocol", "Postgres", logging, nio, nioFoundation]),
+            dependencies: ["ContentStateService", "ContentStateAPI", "ServiceKit", "ServiceProtocol", "Postgres", "TestSupport", logging, nio, nioFoundation]),
         .testTarget(
             name: "GatewayTests",
             dependencies: [

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Postgres
+import TestSupport
 import Testing
 @testable import ContentStateService
 
@@ -7,9 +8,6 @@ import Testing
 /// looked up by the key (`item_id = ANY` in the index condition), not filtered out of every row
 /// the user has.
 @Suite struct StateQueryPlanTests {
-    /// Rolls the test's tables and statistics back.
-    struct RolledBack: Error {}
-
     @Test func theMigrationTellsPostgresThatAUserMayHoldManyRows() async throws {
         let service = try await TestService.standard()
         let rows = try await service.postgres.query(
@@ -26,27 +24,24 @@ import Testing
     /// that the write functions' prepared plans kept while the table grew.
     @Test func theMigrationAnalyzesATableWithRowsAndLeavesAnEmptyOneUnanalyzed() async throws {
         let service = try await TestService.standard()
-        let migration = try #require(ContentStateMigrations.all.first { $0.version == 5 })
-        var reltuples: [Double] = []
-        do {
-            try await service.postgres.withTransaction { connection in
-                try await connection.execute("CREATE SCHEMA state_plan")
-                for rows in [0, 100] {
-                    try await connection.execute("DROP TABLE IF EXISTS state_plan.item_states")
-                    try await connection.execute("CREATE TABLE state_plan.item_states (LIKE content.item_states INCLUDING ALL)")
-                    try await connection.execute(
-                        """
-                        INSERT INTO state_plan.item_states (user_id, item_id, updated_at, version)
-                        SELECT gen_random_uuid(), 'item-' || v, now(), v FROM generate_series(1, $1::integer) v
-                        """, [.int(rows)])
-                    try await connection.runScript(migration.sql.replacingOccurrences(of: "content.", with: "state_plan."))
-                    let row = try await connection.query(
-                        "SELECT reltuples::float8 AS reltuples FROM pg_class WHERE oid = 'state_plan.item_states'::regclass")
-                    reltuples.append(try row[0].decode("reltuples", as: Double.self))
-                }
-                throw RolledBack()
+        let reltuples = try await service.postgres.inRolledBackTransaction { connection in
+            try await connection.execute("CREATE SCHEMA state_plan")
+            var reltuples: [Double] = []
+            for rows in [0, 100] {
+                try await connection.execute("DROP TABLE IF EXISTS state_plan.item_states")
+                try await connection.execute("CREATE TABLE state_plan.item_states (LIKE content.item_states INCLUDING ALL)")
+                try await connection.execute(
+                    """
+                    INSERT INTO state_plan.item_states (user_id, item_id, updated_at, version)
+                    SELECT gen_random_uuid(), 'item-' || v, now(), v FROM generate_series(1, $1::integer) v
+                    """, [.int(rows)])
+                try await Self.runMigration5OnTheCopy(connection)
+                let row = try await connection.query(
+                    "SELECT reltuples::float8 AS reltuples FROM pg_class WHERE oid = 'state_plan.item_states'::regclass")
+                reltuples.append(try row[0].decode("reltuples", as: Double.self))
             }
-        } catch is RolledBack {}
+            return reltuples
+        }
         #expect(reltuples == [-1, 100])
     }
 
@@ -66,39 +61,37 @@ import Testing
     /// The plan of `ContentStore.selectFlags` for the heavy user, on a copy of the table
     /// (the shared test database holds other tests' rows), with or without migration 5.
     static func genericPlan(_ service: TestService, estimate: Bool) async throws -> String {
-        var plan = ""
-        do {
-            try await service.postgres.withTransaction { connection in
-                try await connection.execute("CREATE SCHEMA state_plan")
-                try await connection.execute("CREATE TABLE state_plan.item_states (LIKE content.item_states INCLUDING ALL)")
-                if estimate {
-                    let migration = try #require(ContentStateMigrations.all.first { $0.version == 5 })
-                    try await connection.runScript(migration.sql.replacingOccurrences(of: "content.", with: "state_plan."))
-                }
-                try await connection.execute(
-                    """
-                    INSERT INTO state_plan.item_states (user_id, item_id, favorited_at, updated_at, version)
-                    SELECT user_id, 'item-' || (random() * 1e12)::bigint, now(), now(), v
-                    FROM (SELECT gen_random_uuid() AS user_id FROM generate_series(1, 30000)) users, generate_series(1, 3) v
-                    """)
-                try await connection.execute(
-                    """
-                    INSERT INTO state_plan.item_states (user_id, item_id, read_at, updated_at, version)
-                    SELECT '00000000-0000-0000-0000-00000000000a', 'item-' || v, now(), now(), v FROM generate_series(1, 20000) v
-                    """)
-                try await connection.execute("ANALYZE state_plan.item_states")
-                try await connection.execute(
-                    "PREPARE state_query(uuid, text) AS \(ContentStore.selectFlags.replacingOccurrences(of: "content.", with: "state_plan."))")
-                try await connection.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-                let ids = "{" + (0..<50).map { "item-\($0)" }.joined(separator: ",") + "}"
-                let rows = try await connection.query(
-                    "EXPLAIN EXECUTE state_query('00000000-0000-0000-0000-00000000000a', '\(ids)')")
-                plan = try rows.map { try $0.decode(0, as: String.self) }.joined(separator: "\n")
-                // A prepared statement outlives the transaction; the connection goes back to the pool.
-                try await connection.execute("DEALLOCATE state_query")
-                throw RolledBack()
-            }
-        } catch is RolledBack {}
-        return plan
+        try await service.postgres.inRolledBackTransaction { connection in
+            try await connection.execute("CREATE SCHEMA state_plan")
+            try await connection.execute("CREATE TABLE state_plan.item_states (LIKE content.item_states INCLUDING ALL)")
+            if estimate { try await Self.runMigration5OnTheCopy(connection) }
+            try await connection.execute(
+                """
+                INSERT INTO state_plan.item_states (user_id, item_id, favorited_at, updated_at, version)
+                SELECT user_id, 'item-' || (random() * 1e12)::bigint, now(), now(), v
+                FROM (SELECT gen_random_uuid() AS user_id FROM generate_series(1, 30000)) users, generate_series(1, 3) v
+                """)
+            try await connection.execute(
+                """
+                INSERT INTO state_plan.item_states (user_id, item_id, read_at, updated_at, version)
+                SELECT '00000000-0000-0000-0000-00000000000a', 'item-' || v, now(), now(), v FROM generate_series(1, 20000) v
+                """)
+            try await connection.execute("ANALYZE state_plan.item_states")
+            try await connection.execute(
+                "PREPARE state_query(uuid, text) AS \(ContentStore.selectFlags.replacingOccurrences(of: "content.", with: "state_plan."))")
+            try await connection.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+            let ids = "{" + (0..<50).map { "item-\($0)" }.joined(separator: ",") + "}"
+            let rows = try await connection.query(
+                "EXPLAIN EXECUTE state_query('00000000-0000-0000-0000-00000000000a', '\(ids)')")
+            // A prepared statement outlives the transaction; the connection goes back to the pool.
+            try await connection.execute("DEALLOCATE state_query")
+            return try rows.map { try $0.decode(0, as: String.self) }.joined(separator: "\n")
+        }
+    }
+
+    /// Content migration 5, run on the copy `state_plan.item_states` instead of `content.item_states`.
+    static func runMigration5OnTheCopy(_ connection: PostgresConnection) async throws {
+        let migration = try #require(ContentStateMigrations.all.first { $0.version == 5 })
+        try await connection.runScript(migration.sql.replacingOccurrences(of: "content.", with: "state_plan."))
     }
 }
