@@ -2,10 +2,10 @@
 import Glibc
 #endif
 import Logging
-import Synchronization
 
-/// Writes one JSON object per line to standard output: time, level, label, message, source
-/// and the flattened metadata (dotted keys as given). For production log shipping.
+/// Writes one JSON object per line to standard output (through `LogOutput`, which gathers
+/// lines below `warning` for up to 10 ms): time, level, label, message, source and the
+/// flattened metadata (dotted keys as given). For production log shipping.
 public struct JSONLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
@@ -46,7 +46,7 @@ public struct JSONLogHandler: LogHandler {
         }
         if !timeWritten { Self.appendTime(time, to: &line) }
         line.append(contentsOf: [UInt8(ascii: "}"), 0x0A])
-        Self.output.withLock { _ in LogLine.write(line) }
+        LogOutput.standard.write(line, immediately: event.level >= .warning)
     }
 
     /// `"time":"…"` in its sorted place, with milliseconds.
@@ -56,11 +56,9 @@ public struct JSONLogHandler: LogHandler {
         LogLine.appendTime(to: &line, milliseconds: true, now: time)
         line.append(UInt8(ascii: "\""))
     }
-
-    private static let output = Mutex(())
 }
 
-/// Writes one line per event to standard output, laid out as swift-log's `StreamLogHandler`
+/// Writes one line per event to standard output (through `LogOutput`), laid out as swift-log's `StreamLogHandler`
 /// (`<time> <level> <label>: <key=value ...> [<source>] <message>`), but formats metadata
 /// only when a line is written: setting metadata (a request id per request) costs nothing more
 /// than the dictionary update, where `StreamLogHandler` formats all of it again on every change.
@@ -80,8 +78,7 @@ public struct TextLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        let line = self.line(for: event)
-        Self.output.withLock { _ in LogLine.write(line) }
+        LogOutput.standard.write(self.line(for: event), immediately: event.level >= .warning)
     }
 
     /// The line of `event` at `time`: `<time> <level> <label>: <key=value ...> [<source>] <message>\n`,
@@ -112,8 +109,6 @@ public struct TextLogHandler: LogHandler {
         line.append(0x0A)
         return line
     }
-
-    private static let output = Mutex(())
 }
 
 extension LogEvent {

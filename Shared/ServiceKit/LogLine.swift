@@ -55,12 +55,12 @@ enum LogLine {
         JSONString.write(text, to: &line)
     }
 
-    /// Writes the whole line to standard output (one `write` unless the kernel takes less).
-    static func write(_ line: [UInt8]) {
-        line.withUnsafeBytes { bytes in
+    /// Writes all of `bytes` to `descriptor` (one `write` unless the kernel takes less).
+    static func write(_ bytes: [UInt8], to descriptor: Int32) {
+        bytes.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
-                let written = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
                     return
