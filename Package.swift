@@ -95,7 +95,8 @@ let package = Package(
         .target(
             name: "IdentityService",
             dependencies: [
-                "IdentityAPI", "ServiceKit", "ServiceProtocol", "TextCoding", "Postgres", "Redis", jwt, crypto, httpClient, metrics, logging, lifecycle, nio,
+                "IdentityAPI", "ServiceKit", "ServiceProtocol", "CompactJSON", "TextCoding", "Postgres", "Redis", jwt, crypto, httpClient, metrics,
+                logging, lifecycle, nio,
                 nioHTTP1,
             ],
             path: "Services/identity/Sources/IdentityService", resources: [.embedInCode("Migrations")]),

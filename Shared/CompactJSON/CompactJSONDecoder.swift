@@ -7,14 +7,23 @@ import TextCoding
 ///
 /// It accepts a strict subset of what `JSONDecoder` accepts and refuses everything else
 /// with `CompactJSON.Unsupported`: fractions and exponents read as integers, duplicate keys,
-/// invalid UTF-8, lone surrogates, `Date`, `Data`, `URL` and `Decimal` values, and every
+/// invalid UTF-8, lone surrogates, `Date` (unless `dates` says how it is written), `Data`,
+/// `URL` and `Decimal` values, and every
 /// malformed document. `JSONCoders.decode` then decodes the same bytes with `JSONDecoder`,
 /// so a result, and every error a caller sees, is exactly `JSONDecoder`'s.
 public enum CompactJSONDecoder {
-    public static func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
+    /// How a `Date` is read: by default not at all (`JSONDecoder`'s own default reads seconds
+    /// since 2001); `secondsSince1970` as `JSONDecoder` with that strategy reads it, a finite
+    /// number of seconds (JSON Web Tokens' times, RFC 7519 section 2).
+    public enum Dates: Sendable {
+        case unsupported
+        case secondsSince1970
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer, dates: Dates = .unsupported) throws -> T {
         var parser = CompactJSONParser(bytes)
         let root = try parser.document()
-        return try CompactDecoding.value(root, as: T.self, codingPath: [])
+        return try CompactDecoding.value(root, as: T.self, codingPath: [], dates: dates)
     }
 }
 
@@ -22,7 +31,9 @@ public enum CompactJSONDecoder {
 enum CompactDecoding {
     /// `codingPath` is only computed for a value that decodes itself: building it for every
     /// string and number would cost an allocation each.
-    static func value<T: Decodable>(_ node: CompactJSONNode, as type: T.Type, codingPath: @autoclosure () -> [any CodingKey]) throws -> T {
+    static func value<T: Decodable>(
+        _ node: CompactJSONNode, as type: T.Type, codingPath: @autoclosure () -> [any CodingKey], dates: CompactJSONDecoder.Dates
+    ) throws -> T {
         // A metatype comparison, then the value reinterpreted as the type it is (a dynamic cast
         // cost more than reading the value).
         if type == String.self { return unsafeBitCast(try self.string(node), to: T.self) }
@@ -41,9 +52,12 @@ enum CompactDecoding {
             guard case .array(let nodes) = node else { throw CompactJSON.Unsupported() }
             return unsafeBitCast(try nodes.map(self.string), to: T.self)
         }
+        if type == Date.self, dates == .secondsSince1970 {
+            return unsafeBitCast(Date(timeIntervalSince1970: try self.floatingPoint(node, as: Double.self)), to: T.self)
+        }
         // JSONDecoder reads these from strings, base64 or numbers of its own choosing.
         if type == Date.self || type == Data.self || type == URL.self || type == Decimal.self { throw CompactJSON.Unsupported() }
-        return try T(from: CompactNodeDecoder(node: node, codingPath: codingPath(), decoding: T.self))
+        return try T(from: CompactNodeDecoder(node: node, codingPath: codingPath(), dates: dates, decoding: T.self))
     }
 
     static func string(_ node: CompactJSONNode) throws -> String {
@@ -78,22 +92,23 @@ enum CompactDecoding {
 struct CompactNodeDecoder: Decoder {
     let node: CompactJSONNode
     let codingPath: [any CodingKey]
+    let dates: CompactJSONDecoder.Dates
     /// The type this decoder was made for, when a value decodes itself.
     var decoding: Any.Type? = nil
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let keys, let values) = self.node else { throw CompactJSON.Unsupported() }
-        return KeyedDecodingContainer(CompactKeyedContainer<Key>(keys: keys, values: values, codingPath: self.codingPath))
+        return KeyedDecodingContainer(CompactKeyedContainer<Key>(keys: keys, values: values, codingPath: self.codingPath, dates: self.dates))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .array(let elements) = self.node else { throw CompactJSON.Unsupported() }
-        return CompactUnkeyedContainer(elements: elements, codingPath: self.codingPath)
+        return CompactUnkeyedContainer(elements: elements, codingPath: self.codingPath, dates: self.dates)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        CompactSingleValueContainer(node: self.node, codingPath: self.codingPath, owner: self.decoding)
+        CompactSingleValueContainer(node: self.node, codingPath: self.codingPath, dates: self.dates, owner: self.decoding)
     }
 }
 
@@ -101,14 +116,16 @@ struct CompactKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let keys: [String]
     let values: [CompactJSONNode]
     let codingPath: [any CodingKey]
+    let dates: CompactJSONDecoder.Dates
     /// Positions by key, for an object with many members (a dictionary): a linear search per
     /// member would make reading it quadratic. A struct's few keys are searched in order.
     private let positions: [String: Int]?
 
-    init(keys: [String], values: [CompactJSONNode], codingPath: [any CodingKey]) {
+    init(keys: [String], values: [CompactJSONNode], codingPath: [any CodingKey], dates: CompactJSONDecoder.Dates) {
         self.keys = keys
         self.values = values
         self.codingPath = codingPath
+        self.dates = dates
         self.positions = keys.count < 16 ? nil : Dictionary(uniqueKeysWithValues: zip(keys, keys.indices))
     }
 
@@ -147,15 +164,15 @@ struct CompactKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try CompactDecoding.integer(try self.node(key), as: type) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try CompactDecoding.value(try self.node(key), as: type, codingPath: self.codingPath + [key])
+        try CompactDecoding.value(try self.node(key), as: type, codingPath: self.codingPath + [key], dates: self.dates)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        try CompactNodeDecoder(node: try self.node(key), codingPath: self.codingPath + [key]).container(keyedBy: type)
+        try CompactNodeDecoder(node: try self.node(key), codingPath: self.codingPath + [key], dates: self.dates).container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try CompactNodeDecoder(node: try self.node(key), codingPath: self.codingPath + [key]).unkeyedContainer()
+        try CompactNodeDecoder(node: try self.node(key), codingPath: self.codingPath + [key], dates: self.dates).unkeyedContainer()
     }
 
     func superDecoder() throws -> any Decoder { throw CompactJSON.Unsupported() }
@@ -165,11 +182,13 @@ struct CompactKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 struct CompactUnkeyedContainer: UnkeyedDecodingContainer {
     let elements: [CompactJSONNode]
     let codingPath: [any CodingKey]
+    let dates: CompactJSONDecoder.Dates
     private(set) var currentIndex = 0
 
-    init(elements: [CompactJSONNode], codingPath: [any CodingKey]) {
+    init(elements: [CompactJSONNode], codingPath: [any CodingKey], dates: CompactJSONDecoder.Dates) {
         self.elements = elements
         self.codingPath = codingPath
+        self.dates = dates
     }
 
     var count: Int? { self.elements.count }
@@ -207,17 +226,18 @@ struct CompactUnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let index = self.currentIndex
-        return try CompactDecoding.value(try self.next(), as: type, codingPath: self.codingPath + [CompactIndexKey(intValue: index)])
+        return try CompactDecoding.value(
+            try self.next(), as: type, codingPath: self.codingPath + [CompactIndexKey(intValue: index)], dates: self.dates)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         let path = self.codingPath + [CompactIndexKey(intValue: self.currentIndex)]
-        return try CompactNodeDecoder(node: try self.next(), codingPath: path).container(keyedBy: type)
+        return try CompactNodeDecoder(node: try self.next(), codingPath: path, dates: self.dates).container(keyedBy: type)
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let path = self.codingPath + [CompactIndexKey(intValue: self.currentIndex)]
-        return try CompactNodeDecoder(node: try self.next(), codingPath: path).unkeyedContainer()
+        return try CompactNodeDecoder(node: try self.next(), codingPath: path, dates: self.dates).unkeyedContainer()
     }
 
     mutating func superDecoder() throws -> any Decoder { throw CompactJSON.Unsupported() }
@@ -226,6 +246,7 @@ struct CompactUnkeyedContainer: UnkeyedDecodingContainer {
 struct CompactSingleValueContainer: SingleValueDecodingContainer {
     let node: CompactJSONNode
     let codingPath: [any CodingKey]
+    let dates: CompactJSONDecoder.Dates
     /// The type whose `init(from:)` asked for this container. A type this decoder does not know
     /// that decodes itself as itself (a new standard library number, say) would come back to
     /// its own `init(from:)` without end: `decode` gives up instead.
@@ -253,7 +274,7 @@ struct CompactSingleValueContainer: SingleValueDecodingContainer {
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if let owner = self.owner, owner == T.self { throw CompactJSON.Unsupported() }
-        return try CompactDecoding.value(self.node, as: type, codingPath: self.codingPath)
+        return try CompactDecoding.value(self.node, as: type, codingPath: self.codingPath, dates: self.dates)
     }
 }
 

@@ -14,7 +14,7 @@ struct ProviderKeySet: Sendable {
 
     /// Builds the set from a JWKS document, skipping keys without a `kid` or with another algorithm.
     static func make(from jwks: JWKS, expiresAt: Date, logger: Logger) async -> ProviderKeySet {
-        let keys = JWTKeyCollection()
+        let keys = JWTKeyCollection(defaultJWTParser: CompactJWTJSONDecoder.parser)
         var algorithms: [String: String] = [:]
         for jwk in jwks.keys {
             guard let kid = jwk.keyIdentifier?.string else { continue }

@@ -16,7 +16,7 @@ struct SignedTokenVerifier: Sendable {
         let bytes = Array(token.utf8)
         let header: JWTHeader
         do {
-            header = try DefaultJWTParser().parse(bytes, as: UnverifiedPayload.self).header
+            header = try CompactJWTJSONDecoder.parser.parse(bytes, as: UnverifiedPayload.self).header
         } catch {
             throw .invalidToken(reason: "malformed token")
         }
