@@ -12,8 +12,12 @@ import Synchronization
 /// buffered is written when the process exits through `exit` (as `ServiceMain` does); a process
 /// killed outright loses at most the last `gatherDelay` of lines below `warning`.
 final class LogOutput: Sendable {
-    /// The process's standard output.
-    static let standard = LogOutput(descriptor: 1)
+    /// The process's standard output; what it holds is written when the process exits.
+    static let standard: LogOutput = {
+        let output = LogOutput(descriptor: 1)
+        atexit { LogOutput.standard.flush() }
+        return output
+    }()
 
     static let gatherDelay: Duration = .milliseconds(10)
     static let bufferLimit = 64 * 1024
@@ -26,10 +30,10 @@ final class LogOutput: Sendable {
     /// Signalled when `pending` stops being empty: the flusher wakes, waits `gatherDelay`, writes.
     private let filled = DispatchSemaphore(value: 0)
 
+    /// An output to `descriptor`, with a flusher thread that lives as long as the process.
     init(descriptor: Int32) {
         self.descriptor = descriptor
         Thread { [self] in self.runFlusher() }.start()
-        if descriptor == 1 { atexit { LogOutput.standard.flush() } }
     }
 
     /// Queues `line` (a complete line, newline included); `immediately` writes it and everything
