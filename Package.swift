@@ -227,8 +227,8 @@ let package = Package(
         .testTarget(
             name: "IdentityServiceTests",
             dependencies: [
-                "IdentityService", "IdentityAPI", "MockIdentityProvider", "Postgres", "Redis", "ServiceKit", "ServiceProtocol", "TestSupport", jwt,
-                crypto, logging,
+                "IdentityService", "IdentityAPI", "MockIdentityProvider", "Postgres", "Redis", "ServiceKit", "ServiceProtocol", "CompactJSON",
+                "TestSupport", jwt, crypto, logging,
             ]),
         .testTarget(
             name: "TokenServiceTests",
