@@ -25,6 +25,15 @@ public enum CompactJSONDecoder {
         let root = try parser.document()
         return try CompactDecoding.value(root, as: T.self, codingPath: [], dates: dates)
     }
+
+    /// `data` read by this decoder, or by `reference` (which reads dates as `dates` says) when
+    /// this one refuses it: the value and every error are then `reference`'s.
+    public static func decode<T: Decodable>(
+        _ type: T.Type, from data: Data, dates: Dates = .unsupported, otherwise reference: JSONDecoder
+    ) throws -> T {
+        if let value = data.withUnsafeBytes({ try? self.decode(T.self, from: $0, dates: dates) }) { return value }
+        return try reference.decode(T.self, from: data)
+    }
 }
 
 /// Conversions from nodes to the values `Decodable` types ask for.

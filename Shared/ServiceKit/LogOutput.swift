@@ -40,11 +40,7 @@ final class LogOutput: Sendable {
     /// before it now.
     func write(_ line: [UInt8], immediately: Bool) {
         if immediately {
-            self.writing.withLock { _ in
-                var bytes = self.takePending()
-                bytes.append(contentsOf: line)
-                LogLine.write(bytes, to: self.descriptor)
-            }
+            self.flush(then: line)
             return
         }
         let (wasEmpty, full) = self.pending.withLock { pending in
@@ -59,10 +55,11 @@ final class LogOutput: Sendable {
         }
     }
 
-    /// Writes every buffered line now.
-    func flush() {
+    /// Writes every buffered line now, then `line` (in the same `write`).
+    func flush(then line: [UInt8] = []) {
         self.writing.withLock { _ in
-            let bytes = self.takePending()
+            var bytes = self.takePending()
+            bytes.append(contentsOf: line)
             if !bytes.isEmpty { LogLine.write(bytes, to: self.descriptor) }
         }
     }

@@ -50,8 +50,7 @@ enum JSONCoders {
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        if let value = data.withUnsafeBytes({ try? CompactJSONDecoder.decode(T.self, from: $0) }) { return value }
-        return try self.decoder.decode(T.self, from: data)
+        try CompactJSONDecoder.decode(T.self, from: data, otherwise: self.decoder)
     }
 }
 

@@ -19,9 +19,6 @@ struct CompactJWTJSONDecoder: JWTJSONDecoder {
     static let parser = DefaultJWTParser(jsonDecoder: CompactJWTJSONDecoder())
 
     func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        if let value = data.withUnsafeBytes({ try? CompactJSONDecoder.decode(T.self, from: $0, dates: .secondsSince1970) }) {
-            return value
-        }
-        return try Self.reference.decode(T.self, from: data)
+        try CompactJSONDecoder.decode(T.self, from: data, dates: .secondsSince1970, otherwise: Self.reference)
     }
 }
