@@ -7,32 +7,34 @@ import TextCoding
 /// `RPCRouter.registerRaw` returns one and the router places its bytes in the response
 /// envelope as they are, so the writer must produce one complete, valid JSON value.
 public struct RawJSON: Sendable {
-    /// The JSON so far. A byte array, not a `ByteBuffer`: a page is thousands of small writes,
-    /// and each write to a `ByteBuffer` checks exclusivity at run time.
-    private var storage: [UInt8]
+    /// The JSON so far: `JSONBytes`, not a `ByteBuffer` nor a `[UInt8]`. A page is thousands of
+    /// small writes; each write to a `ByteBuffer` checks exclusivity at run time, and each
+    /// append to an array goes through `append(contentsOf:)` and `memmove`.
+    @usableFromInline var storage: JSONBytes
 
     public init(capacity: Int = 256) {
-        self.storage = []
-        self.storage.reserveCapacity(capacity)
+        self.storage = JSONBytes(capacity: capacity)
     }
 
     /// The JSON written, as a buffer.
     public var bytes: ByteBuffer {
-        EnvelopeWriter.allocator.buffer(bytes: self.storage)
+        self.storage.withUnsafeBytes { EnvelopeWriter.allocator.buffer(bytes: $0) }
     }
 
     /// The JSON written, as bytes (to seal or hash it as it is sent).
-    public var utf8: [UInt8] { self.storage }
+    public var utf8: [UInt8] { self.storage.array }
 
     /// The number of bytes written.
     var count: Int { self.storage.count }
 
     /// Appends the JSON written to `buffer` (an envelope around it).
     func write(to buffer: inout ByteBuffer) {
-        buffer.writeBytes(self.storage)
+        self.storage.withUnsafeBytes { buffer.writeBytes($0) }
     }
 
-    /// Punctuation and member names written as they are, e.g. `#"{"items":["#`.
+    /// Punctuation and member names written as they are, e.g. `#"{"items":["#`. Always
+    /// inlined, as `JSONBytes.write` is: the literal's length is then known where it is written.
+    @inlinable @inline(__always)
     public mutating func append(_ literal: StaticString) {
         self.storage.write(literal)
     }
@@ -47,8 +49,9 @@ public struct RawJSON: Sendable {
         if let string { self.append(string: string) } else { self.storage.write("null") }
     }
 
+    /// An integer in decimal digits, as `String(integer)` spells it.
     public mutating func append(integer: Int64) {
-        self.storage.append(contentsOf: String(integer).utf8)
+        self.storage.write(atMost: DecimalDigits.maximumCount) { DecimalDigits.write(integer, to: $0) }
     }
 
     /// A number, or `null` for nil.
@@ -59,11 +62,11 @@ public struct RawJSON: Sendable {
     /// A time as a JSON string, `"2026-11-22T03:23:59.123Z"` (`RFC3339Milliseconds`), written
     /// without a `String` in between.
     public mutating func append(rfc3339Milliseconds milliseconds: Int64) {
-        withUnsafeTemporaryAllocation(byteCount: RFC3339Milliseconds.formattedCount + 2, alignment: 1) { out in
+        self.storage.write(atMost: RFC3339Milliseconds.formattedCount + 2) { out in
             out[0] = UInt8(ascii: "\"")
             let count = RFC3339Milliseconds.write(milliseconds, to: UnsafeMutableRawBufferPointer(rebasing: out[1...]))
             out[count + 1] = UInt8(ascii: "\"")
-            self.storage.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[..<(count + 2)]))
+            return count + 2
         }
     }
 
@@ -74,9 +77,15 @@ public struct RawJSON: Sendable {
 
     /// A UUID as a JSON string in upper case, as `JSONEncoder` writes one (`uuidString`).
     public mutating func append(uppercaseUUID uuid: UUID) {
-        uuid.appendUppercaseJSONString(to: &self.storage)
+        self.storage.write(atMost: 38) { out in
+            out[0] = UInt8(ascii: "\"")
+            _ = uuid.writeUppercaseText(into: UnsafeMutableBufferPointer(rebasing: out.bindMemory(to: UInt8.self)[1..<37]))
+            out[37] = UInt8(ascii: "\"")
+            return 38
+        }
     }
 
+    @inlinable
     public mutating func append(bool: Bool) {
         if bool { self.storage.write("true") } else { self.storage.write("false") }
     }
