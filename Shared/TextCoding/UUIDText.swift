@@ -42,12 +42,16 @@ extension UUID {
     }
 
     /// The UUID as a JSON string, quotes included, uppercase as `JSONEncoder` writes it
-    /// (`uuidString`, which formats with `snprintf`): 38 quotes are appended to `bytes` and the
-    /// 36 between the first and the last overwritten with the text.
-    public func appendUppercaseJSONString(to bytes: inout [UInt8]) {
-        let start = bytes.count + 1
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: "\""), count: 38))
-        bytes.withUnsafeMutableBufferPointer { _ = self.writeUppercaseText(into: .init(rebasing: $0[start..<start + 36])) }
+    /// (`uuidString`, which formats with `snprintf`): the 38 bytes are spelled in place, then
+    /// written to `sink` at once. `RawJSON` and the compact encoder both write ids with it.
+    @inlinable
+    public func appendUppercaseJSONString<Sink: JSONByteSink>(to sink: inout Sink) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 38) { text in
+            text[0] = UInt8(ascii: "\"")
+            _ = self.writeUppercaseText(into: UnsafeMutableBufferPointer(rebasing: text[1..<37]))
+            text[37] = UInt8(ascii: "\"")
+            sink.write(UnsafeBufferPointer(text))
+        }
     }
 
     private static let lowercaseDigits: StaticString = "0123456789abcdef"

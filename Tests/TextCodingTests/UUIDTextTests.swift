@@ -32,6 +32,9 @@ import TextCoding
             var json = Array("[".utf8)
             id.appendUppercaseJSONString(to: &json)
             #expect(json == Array("[\"\(id.uuidString)\"".utf8))
+            var jsonBytes = JSONBytes(capacity: 1)
+            id.appendUppercaseJSONString(to: &jsonBytes)
+            #expect(jsonBytes.array == Array("\"\(id.uuidString)\"".utf8))
         }
     }
 

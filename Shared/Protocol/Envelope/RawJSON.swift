@@ -77,12 +77,7 @@ public struct RawJSON: Sendable {
 
     /// A UUID as a JSON string in upper case, as `JSONEncoder` writes one (`uuidString`).
     public mutating func append(uppercaseUUID uuid: UUID) {
-        self.storage.write(atMost: 38) { out in
-            out[0] = UInt8(ascii: "\"")
-            _ = uuid.writeUppercaseText(into: UnsafeMutableBufferPointer(rebasing: out.bindMemory(to: UInt8.self)[1..<37]))
-            out[37] = UInt8(ascii: "\"")
-            return 38
-        }
+        uuid.appendUppercaseJSONString(to: &self.storage)
     }
 
     @inlinable
