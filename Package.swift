@@ -113,7 +113,7 @@ let package = Package(
             ],
             path: "Services/tokens/Sources/TokenService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "tokens", dependencies: ["ServiceLaunch"], path: "Services/tokens/Sources/tokens"),
-        .target(name: "ContentStateAPI", dependencies: ["ServiceProtocol", "TextCoding"], path: "Services/content-state/Sources/ContentStateAPI"),
+        .target(name: "ContentStateAPI", dependencies: ["ServiceProtocol", "TextCoding", "CompactJSON"], path: "Services/content-state/Sources/ContentStateAPI"),
         .target(
             name: "ContentStateService",
             dependencies: ["ContentStateAPI", "ServiceKit", "ServiceProtocol", "TextCoding", "Postgres", logging, lifecycle],
@@ -238,7 +238,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "ContentStateServiceTests",
-            dependencies: ["ContentStateService", "ContentStateAPI", "ServiceKit", "ServiceProtocol", "Postgres", "TestSupport", logging, nio, nioFoundation]),
+            dependencies: [
+                "ContentStateService", "ContentStateAPI", "CompactJSON", "TextCoding", "ServiceKit", "ServiceProtocol", "Postgres", "TestSupport", logging, nio,
+                nioFoundation,
+            ]),
         .testTarget(
             name: "GatewayTests",
             dependencies: [

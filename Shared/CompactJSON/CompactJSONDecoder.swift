@@ -21,9 +21,19 @@ public enum CompactJSONDecoder {
     }
 
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer, dates: Dates = .unsupported) throws -> T {
+        if let readable = type as? any CompactJSONReadable.Type, let value = Self.read(readable, from: bytes) as? T {
+            return value
+        }
         var parser = CompactJSONParser(bytes)
         let root = try parser.document()
         return try CompactDecoding.value(root, as: T.self, codingPath: [], dates: dates)
+    }
+
+    /// The value a type read from the whole document itself; nil when it did not.
+    private static func read(_ type: any CompactJSONReadable.Type, from bytes: UnsafeRawBufferPointer) -> (any CompactJSONReadable)? {
+        var parser = CompactJSONParser(bytes)
+        guard let value = try? type.init(reading: &parser), (try? parser.readEnd()) != nil else { return nil }
+        return value
     }
 
     /// `data` read by this decoder, or by `reference` (which reads dates as `dates` says) when

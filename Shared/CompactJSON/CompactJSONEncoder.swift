@@ -11,6 +11,11 @@ import TextCoding
 public enum CompactJSONEncoder {
     /// `escapingSlashes: false` writes `/` as is (`JSONEncoder`'s `.withoutEscapingSlashes`).
     public static func encode<T: Encodable>(_ value: T, escapingSlashes: Bool = true) throws -> [UInt8] {
+        if let writable = value as? any CompactJSONWritable {
+            var json = JSONBytes(capacity: 512)
+            writable.write(to: &json, escapingSlashes: escapingSlashes)
+            return json.array
+        }
         let writer = CompactJSONWriter(escapingSlashes: escapingSlashes)
         try writer.encodeValue(value, depth: 0, codingPath: [])
         try writer.finish()

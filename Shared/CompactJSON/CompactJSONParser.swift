@@ -28,6 +28,59 @@ public struct CompactJSONParser {
         return value
     }
 
+    // Reading a document in place, for a type that reads its own spelling (`CompactJSONReadable`):
+    // the same rules as `document()`, without building nodes. Each throws `Unsupported` where
+    // `document()` would, and also where the reader meets what it does not expect.
+
+    /// An object: `member` is called with each key (a repeated key is refused, as `document()`
+    /// refuses it) while the parser stands before the member's value, which `member` must read.
+    public mutating func readObject(_ member: (String, inout CompactJSONParser) throws -> Void) throws {
+        self.skipWhitespace()
+        guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: "{") else { throw CompactJSON.Unsupported() }
+        if self.open(closedBy: UInt8(ascii: "}")) { return }
+        var keys: [String] = []
+        while true {
+            let key = try self.readString()
+            if keys.contains(key) { throw CompactJSON.Unsupported() }
+            keys.append(key)
+            self.skipWhitespace()
+            guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: ":") else { throw CompactJSON.Unsupported() }
+            self.index += 1
+            try member(key, &self)
+            if try self.next(closedBy: UInt8(ascii: "}")) { return }
+        }
+    }
+
+    /// A string, escapes decoded and UTF-8 validated.
+    public mutating func readString() throws -> String {
+        self.skipWhitespace()
+        guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: "\"") else { throw CompactJSON.Unsupported() }
+        return try self.string()
+    }
+
+    /// An array of strings.
+    public mutating func readStringArray() throws -> [String] {
+        self.skipWhitespace()
+        guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: "[") else { throw CompactJSON.Unsupported() }
+        var strings: [String] = []
+        if self.open(closedBy: UInt8(ascii: "]")) { return strings }
+        while true {
+            strings.append(try self.readString())
+            if try self.next(closedBy: UInt8(ascii: "]")) { return strings }
+        }
+    }
+
+    /// Any value, read and dropped: a member the reader does not use.
+    public mutating func skipValue() throws {
+        _ = try self.value(depth: 1)
+    }
+
+    /// Nothing but whitespace is left: the value read was the whole document.
+    public mutating func readEnd() throws {
+        self.skipWhitespace()
+        guard self.index == self.bytes.count else { throw CompactJSON.Unsupported() }
+    }
+
     private mutating func skipWhitespace() {
         while self.index < self.bytes.count {
             switch self.bytes[self.index] {

@@ -114,6 +114,28 @@ struct JSONBodyTests {
         #expect(throws: APIError.self) { try JSONBody.object(ByteBuffer(string: text)) }
     }
 
+    /// A state query's body of `item_ids` alone is read straight from the bytes, to the ids the
+    /// general reading gives; any other body is left to that reading (nil).
+    @Test(arguments: [
+        #"{"item_ids":["item-1","item-2"]}"#,
+        " {\n \"item_ids\" : [ \"a\" , \"b/c\"\t] } \n",
+        #"{"item_ids":["\"q\"","\u00e9\ud83d\ude00","caf\#u{E9}",""]}"#,
+        #"{"item_ids":[]}"#,
+    ])
+    func itemIDBodiesReadInOnePassAsTheObjectReadsThem(_ text: String) throws {
+        let ids = try #require(JSONBody.onlyItemIDs(ByteBuffer(string: text)))
+        #expect(ids == (try JSONBody.object(ByteBuffer(string: text)).itemIDs()))
+    }
+
+    @Test(arguments: [
+        #"{"item_ids":["a"],"extra":1}"#, #"{"item_ids":["a"],"item_ids":["b"]}"#, #"{"item_ids":["a\u0000b"]}"#,
+        #"{"item_ids":"a"}"#, #"{"item_ids":[1]}"#, #"{"item_ids":[null]}"#, #"{"item_ids":["a"]} x"#, #"{"ids":["a"]}"#,
+        #"["a"]"#, #"{"item_ids":["a"]"#, "{}",
+    ])
+    func otherBodiesAreLeftToTheGeneralReading(_ text: String) {
+        #expect(JSONBody.onlyItemIDs(ByteBuffer(string: text)) == nil)
+    }
+
     @Test func copyKeepsNullsAndLeavesAbsentMembersOut() throws {
         var params: JSONObject = ["user_id": "u"]
         params.copy(["nickname", "position"], from: ["nickname": .null, "other": .int(1)])

@@ -117,6 +117,36 @@ enum JSONBody {
     /// 413; a non-empty body not declared as JSON is 415; anything but a JSON object, nesting
     /// deeper than `maximumDepth`, invalid UTF-8 or a string holding NUL is 400.
     static func object(_ request: Request, limit: Int, optional: Bool = false) async throws -> JSONObject {
+        guard let buffer = try await Self.bytes(request, limit: limit, optional: optional) else { return [:] }
+        return try Self.object(buffer)
+    }
+
+    /// The `item_ids` of a body that must hold them (a state query's): what `object(...)`
+    /// and then `itemIDs()` give, errors included. A body of that member alone, the usual one,
+    /// is read straight from the bytes, without a tree of values.
+    static func itemIDs(_ request: Request, limit: Int) async throws -> [String] {
+        guard let buffer = try await Self.bytes(request, limit: limit, optional: false) else { throw APIError.badRequest("A JSON body is required") }
+        return try Self.onlyItemIDs(buffer) ?? Self.object(buffer).itemIDs()
+    }
+
+    /// The ids of `{"item_ids": [strings]}`, nothing else in it and no id holding NUL; nil for
+    /// any other body, which `object(_:)` then reads.
+    static func onlyItemIDs(_ buffer: ByteBuffer) -> [String]? {
+        buffer.withUnsafeReadableBytes { bytes in
+            var parser = CompactJSONParser(bytes)
+            var ids: [String]?
+            let read: ()? = try? parser.readObject { key, parser in
+                guard key == "item_ids" else { throw CompactJSON.Unsupported() }
+                ids = try parser.readStringArray()
+            }
+            guard read != nil, (try? parser.readEnd()) != nil, let ids, ids.allSatisfy(StorableText.isStorable) else { return nil }
+            return ids
+        }
+    }
+
+    /// The body's bytes; nil for an empty body when `optional`. Too large is 413; empty and
+    /// required is 400; a non-empty body not declared as JSON is 415.
+    private static func bytes(_ request: Request, limit: Int, optional: Bool) async throws -> ByteBuffer? {
         var request = request
         let buffer: ByteBuffer
         do {
@@ -125,11 +155,11 @@ enum JSONBody {
             throw APIError.payloadTooLarge
         }
         if buffer.readableBytes == 0 {
-            if optional { return [:] }
+            if optional { return nil }
             throw APIError.badRequest("A JSON body is required")
         }
         guard JSONMediaType.matches(request.headers[.contentType]) else { throw APIError.unsupportedMediaType }
-        return try Self.object(buffer)
+        return buffer
     }
 
     /// Reads `buffer` as a JSON object; anything else, nesting deeper than `maximumDepth`,

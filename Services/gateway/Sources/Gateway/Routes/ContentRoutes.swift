@@ -49,8 +49,8 @@ struct ContentRoutes: Sendable {
             return try await self.forward(ContentState.readBatch, params, idempotent: true, context: context)
         }
         group.post("state/query") { request, context in
-            let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
-            let params = StateQueryParams(userID: try Self.userID(context), itemIDs: try body.itemIDs())
+            let itemIDs = try await JSONBody.itemIDs(request, limit: self.maxBodyBytes)
+            let params = StateQueryParams(userID: try Self.userID(context), itemIDs: itemIDs)
             return try await self.forward(ContentState.stateQuery, params, idempotent: true, context: context)
         }
         group.get("state/changes") { request, context in
