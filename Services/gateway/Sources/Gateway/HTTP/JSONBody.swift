@@ -125,7 +125,9 @@ enum JSONBody {
     /// and then `itemIDs()` give, errors included. A body of that member alone, the usual one,
     /// is read straight from the bytes, without a tree of values.
     static func itemIDs(_ request: Request, limit: Int) async throws -> [String] {
-        guard let buffer = try await Self.bytes(request, limit: limit, optional: false) else { throw APIError.badRequest("A JSON body is required") }
+        guard let buffer = try await Self.bytes(request, limit: limit, optional: false) else {
+            throw APIError.badRequest("A JSON body is required")
+        }
         return try Self.onlyItemIDs(buffer) ?? Self.object(buffer).itemIDs()
     }
 
