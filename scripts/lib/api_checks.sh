@@ -48,9 +48,12 @@ run_api_checks() (
   api_check_document "$venv"
 
   export LATCHKEY_BIN_DIR=$bin_dir LATCHKEY_DEV_DIR=$work/stack
-  local name
-  for name in GATEWAY GATEWAY_OPS IDENTITY IDENTITY_OPS TOKENS TOKENS_OPS CONTENT_STATE CONTENT_STATE_OPS MOCK_IDP POSTGRES REDIS; do
-    export "DEV_${name}_PORT=$(free_port)"
+  local names=(GATEWAY GATEWAY_OPS IDENTITY IDENTITY_OPS TOKENS TOKENS_OPS CONTENT_STATE CONTENT_STATE_OPS MOCK_IDP POSTGRES REDIS)
+  local ports index
+  mapfile -t ports < <(free_ports "${#names[@]}")
+  [ "${#ports[@]}" -eq "${#names[@]}" ] || { echo "api checks: could not find ${#names[@]} free ports" >&2; return 1; }
+  for index in "${!names[@]}"; do
+    export "DEV_${names[$index]}_PORT=${ports[$index]}"
   done
   # Schemathesis sends hundreds of wrong admin passwords on purpose: the hourly failure budget
   # would lock the admin login its own hooks need (AdminLoginHardeningTests test the budget).

@@ -20,7 +20,18 @@ install_system_packages() {
 
 # A free TCP port on 127.0.0.1.
 free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+  free_ports 1
+}
+
+# N distinct free TCP ports on 127.0.0.1, one a line. Every socket stays bound until all N are
+# chosen: ports picked one at a time, before anything listens on them, can repeat (the api
+# checks once gave the gateway the port of identity's ops server).
+free_ports() {
+  python3 -c 'import socket, sys
+sockets = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in sockets: s.bind(("127.0.0.1", 0))
+print("\n".join(str(s.getsockname()[1]) for s in sockets))
+for s in sockets: s.close()' "$1"
 }
 
 # The folder holding initdb, pg_ctl and postgres.
