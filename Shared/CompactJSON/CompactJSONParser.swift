@@ -39,13 +39,10 @@ public struct CompactJSONParser {
         guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: "{") else { throw CompactJSON.Unsupported() }
         if self.open(closedBy: UInt8(ascii: "}")) { return }
         var keys: [String] = []
+        var seen: Set<String> = []
         while true {
-            let key = try self.readString()
-            if keys.contains(key) { throw CompactJSON.Unsupported() }
+            let key = try self.memberKey(after: keys, seen: &seen)
             keys.append(key)
-            self.skipWhitespace()
-            guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: ":") else { throw CompactJSON.Unsupported() }
-            self.index += 1
             try member(key, &self)
             if try self.next(closedBy: UInt8(ascii: "}")) { return }
         }
@@ -119,24 +116,28 @@ public struct CompactJSONParser {
         var seen: Set<String> = []
         if self.open(closedBy: UInt8(ascii: "}")) { return .object(keys: keys, values: values) }
         while true {
-            self.skipWhitespace()
-            guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: "\"") else { throw CompactJSON.Unsupported() }
-            let key = try self.string()
-            // JSONDecoder keeps the first of duplicate keys; leave such documents to it. A
-            // linear search is cheapest for the few keys of a struct; a set for a dictionary's.
-            if keys.count < 16 {
-                if keys.contains(key) { throw CompactJSON.Unsupported() }
-            } else {
-                if seen.isEmpty { seen = Set(keys) }
-                if !seen.insert(key).inserted { throw CompactJSON.Unsupported() }
-            }
-            self.skipWhitespace()
-            guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: ":") else { throw CompactJSON.Unsupported() }
-            self.index += 1
-            keys.append(key)
+            keys.append(try self.memberKey(after: keys, seen: &seen))
             values.append(try self.value(depth: depth + 1))
             if try self.next(closedBy: UInt8(ascii: "}")) { return .object(keys: keys, values: values) }
         }
+    }
+
+    /// A member's key and the colon after it. A key among `keys` (the object's so far) is
+    /// refused: JSONDecoder keeps the first of duplicate keys; leave such documents to it. A
+    /// linear search is cheapest for the few keys of a struct; past 16, `seen` holds them as a
+    /// set, for a dictionary's.
+    private mutating func memberKey(after keys: [String], seen: inout Set<String>) throws -> String {
+        let key = try self.readString()
+        if keys.count < 16 {
+            if keys.contains(key) { throw CompactJSON.Unsupported() }
+        } else {
+            if seen.isEmpty { seen = Set(keys) }
+            if !seen.insert(key).inserted { throw CompactJSON.Unsupported() }
+        }
+        self.skipWhitespace()
+        guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: ":") else { throw CompactJSON.Unsupported() }
+        self.index += 1
+        return key
     }
 
     private mutating func array(depth: Int) throws -> CompactJSONNode {

@@ -54,9 +54,8 @@ import TextCoding
                 #"{"item_ids":\#(ids),"user_id":"\#(user.lowercased())"}"#,
                 " {\n  \"user_id\" : \"\(user)\" ,\n  \"item_ids\" : \(ids) ,\"note\":{\"a\":[1,null]}\n} ",
             ] {
-                var parser = CompactJSONParser(UnsafeRawBufferPointer(start: nil, count: 0))
                 let read = try Array(text.utf8).withUnsafeBytes { bytes in
-                    parser = CompactJSONParser(bytes)
+                    var parser = CompactJSONParser(bytes)
                     let value = try StateQueryParams(reading: &parser)
                     try parser.readEnd()
                     return value

@@ -117,7 +117,10 @@ enum JSONBody {
     /// 413; a non-empty body not declared as JSON is 415; anything but a JSON object, nesting
     /// deeper than `maximumDepth`, invalid UTF-8 or a string holding NUL is 400.
     static func object(_ request: Request, limit: Int, optional: Bool = false) async throws -> JSONObject {
-        guard let buffer = try await Self.bytes(request, limit: limit, optional: optional) else { return [:] }
+        guard let buffer = try await Self.bytes(request, limit: limit) else {
+            if optional { return [:] }
+            throw Self.bodyRequired
+        }
         return try Self.object(buffer)
     }
 
@@ -125,9 +128,7 @@ enum JSONBody {
     /// and then `itemIDs()` give, errors included. A body of that member alone, the usual one,
     /// is read straight from the bytes, without a tree of values.
     static func itemIDs(_ request: Request, limit: Int) async throws -> [String] {
-        guard let buffer = try await Self.bytes(request, limit: limit, optional: false) else {
-            throw APIError.badRequest("A JSON body is required")
-        }
+        guard let buffer = try await Self.bytes(request, limit: limit) else { throw Self.bodyRequired }
         return try Self.onlyItemIDs(buffer) ?? Self.object(buffer).itemIDs()
     }
 
@@ -146,9 +147,12 @@ enum JSONBody {
         }
     }
 
-    /// The body's bytes; nil for an empty body when `optional`. Too large is 413; empty and
-    /// required is 400; a non-empty body not declared as JSON is 415.
-    private static func bytes(_ request: Request, limit: Int, optional: Bool) async throws -> ByteBuffer? {
+    /// The answer to an empty body where one is required.
+    private static let bodyRequired = APIError.badRequest("A JSON body is required")
+
+    /// The body's bytes; nil for an empty body. Too large is 413; a non-empty body not declared
+    /// as JSON is 415.
+    private static func bytes(_ request: Request, limit: Int) async throws -> ByteBuffer? {
         var request = request
         let buffer: ByteBuffer
         do {
@@ -156,10 +160,7 @@ enum JSONBody {
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw APIError.payloadTooLarge
         }
-        if buffer.readableBytes == 0 {
-            if optional { return nil }
-            throw APIError.badRequest("A JSON body is required")
-        }
+        if buffer.readableBytes == 0 { return nil }
         guard JSONMediaType.matches(request.headers[.contentType]) else { throw APIError.unsupportedMediaType }
         return buffer
     }
