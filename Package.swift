@@ -107,8 +107,8 @@ let package = Package(
         .target(
             name: "TokenService",
             dependencies: [
-                "TokensAPI", "TokensJWT", "ServiceKit", "ServiceProtocol", "TextCoding", "Postgres", "Redis", "CLibCrypto", jwt, crypto,
-                cryptoExtras, metrics,
+                "TokensAPI", "TokensJWT", "ServiceKit", "ServiceLaunch", "ServiceProtocol", "TextCoding", "Postgres", "Redis", "CLibCrypto", jwt,
+                crypto, cryptoExtras, metrics,
                 logging, lifecycle,
             ],
             path: "Services/tokens/Sources/TokenService", resources: [.embedInCode("Migrations")]),
