@@ -48,6 +48,25 @@ import Testing
                 == "2026-11-25T07:42:13Z info gateway: http.path=/api/v1/me http.status=200 list=[\"a\", \"b\"] n=42 request.id=r-1 trace=t [Gateway] request\n")
     }
 
+    /// One object: the handler's own members (label, level, message, source, time) and the
+    /// merged metadata, sorted by key together; an own member wins over metadata of its name.
+    @Test func jsonLinesSortOwnMembersAndMetadataTogether() {
+        var handler = JSONLogHandler(label: "gateway")
+        handler[metadataKey: "request.id"] = "r-1"
+        handler[metadataKey: "http.status"] = "0"
+        handler.metadataProvider = Logger.MetadataProvider { ["trace": "t", "http.status": "1"] }
+        let line = handler.line(
+            for: self.event(["http.status": "200", "level": "spoofed", "zeta": "z", "a.b": "x\"y"]), time: Self.time)
+        #expect(
+            String(decoding: line, as: UTF8.self)
+                == #"{"a.b":"x\"y","http.status":"200","label":"gateway","level":"info","message":"request","request.id":"r-1","#
+                + #""source":"Gateway","time":"2026-11-25T07:42:13.095Z","trace":"t","zeta":"z"}"# + "\n")
+        let bare = JSONLogHandler(label: "tokens").line(for: self.event(nil, level: .warning), time: Self.time)
+        #expect(
+            String(decoding: bare, as: UTF8.self)
+                == #"{"label":"tokens","level":"warning","message":"request","source":"Gateway","time":"2026-11-25T07:42:13.095Z"}"# + "\n")
+    }
+
     @Test func aLineWithoutMetadataHasNoFields() {
         let line = TextLogHandler(label: "tokens").line(for: self.event(nil, level: .warning), time: Self.time)
         #expect(String(decoding: line, as: UTF8.self) == "2026-11-25T07:42:13Z warning tokens: [Gateway] request\n")
