@@ -101,7 +101,7 @@ let package = Package(
             ],
             path: "Services/identity/Sources/IdentityService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "identity", dependencies: ["ServiceLaunch"], path: "Services/identity/Sources/identity"),
-        .target(name: "TokensAPI", dependencies: ["ServiceProtocol", "TextCoding"], path: "Services/tokens/Sources/TokensAPI"),
+        .target(name: "TokensAPI", dependencies: ["ServiceProtocol", "TextCoding", "CompactJSON"], path: "Services/tokens/Sources/TokensAPI"),
         // The access token's claims as JWTKit signs and verifies them: tokens and the gateway share them.
         .target(name: "TokensJWT", dependencies: ["TokensAPI", "TextCoding", jwt], path: "Services/tokens/Sources/TokensJWT"),
         .target(
@@ -220,7 +220,7 @@ let package = Package(
             ]),
         .testTarget(name: "TextCodingTests", dependencies: ["TextCoding"]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
-        .target(name: "TestSupport", dependencies: ["Redis", "Postgres", logging, jwt], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Redis", "Postgres", "ServiceProtocol", logging, jwt], path: "Tests/TestSupport"),
         .testTarget(
             name: "ExecutableTests",
             dependencies: ["ServiceProtocol", "ServiceKit", "ServiceLaunch", "TestSupport", "Postgres", "ContentStateAPI", "TokensAPI", "IdentityAPI", logging]),
@@ -233,7 +233,7 @@ let package = Package(
         .testTarget(
             name: "TokenServiceTests",
             dependencies: [
-                "TokenService", "TokensAPI", "TokensJWT", "TextCoding", "TestSupport", "ServiceKit", "ServiceProtocol", "Postgres", "Redis", jwt, crypto, cryptoExtras,
+                "TokenService", "TokensAPI", "TokensJWT", "TextCoding", "CompactJSON", "TestSupport", "ServiceKit", "ServiceProtocol", "Postgres", "Redis", jwt, crypto, cryptoExtras,
                 logging, lifecycle,
             ]),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import TextCoding
 
 /// A parsed JSON value. Numbers keep their text, so each is converted once, to the type asked.
 public enum CompactJSONNode: Sendable {
@@ -64,6 +65,30 @@ public struct CompactJSONParser {
         while true {
             strings.append(try self.readString())
             if try self.next(closedBy: UInt8(ascii: "]")) { return strings }
+        }
+    }
+
+    /// A string that is a UUID, read as the compact decoder reads one (`UUID(text:)`).
+    public mutating func readUUID() throws -> UUID {
+        guard let id = UUID(text: try self.readString()) else { throw CompactJSON.Unsupported() }
+        return id
+    }
+
+    /// A number that `Int` reads whole: no fraction, no exponent, within `Int`'s range.
+    public mutating func readInteger() throws -> Int {
+        self.skipWhitespace()
+        guard let value = Int(try self.number(), radix: 10) else { throw CompactJSON.Unsupported() }
+        return value
+    }
+
+    /// `true` or `false`.
+    public mutating func readBool() throws -> Bool {
+        self.skipWhitespace()
+        guard self.index < self.bytes.count else { throw CompactJSON.Unsupported() }
+        switch self.bytes[self.index] {
+        case UInt8(ascii: "t"): try self.literal("true"); return true
+        case UInt8(ascii: "f"): try self.literal("false"); return false
+        default: throw CompactJSON.Unsupported()
         }
     }
 

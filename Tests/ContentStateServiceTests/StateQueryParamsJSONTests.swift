@@ -2,6 +2,7 @@ import CompactJSON
 import ContentStateAPI
 import Foundation
 import ServiceProtocol
+import TestSupport
 import Testing
 import TextCoding
 
@@ -78,15 +79,6 @@ import TextCoding
         #"{"user_id":"F2B0E8B4-3C41-4D8A-9C2E-6B1D1A7E9F10","item_ids":["a"]} x"#,
     ])
     func leavesOtherDocumentsToCodable(_ text: String) {
-        let reference = Result { try JSONDecoder().decode(StateQueryParams.self, from: Data(text.utf8)) }
-        let ours = Result { try RPCJSON.decode(StateQueryParams.self, from: Data(text.utf8)) }
-        switch (reference, ours) {
-        case (.success(let expected), .success(let value)):
-            #expect(value == expected)
-        case (.failure(let expected), .failure(let error)):
-            #expect(RPCJSON.describe(decodingError: error, root: "params") == RPCJSON.describe(decodingError: expected, root: "params"))
-        default:
-            Issue.record("\(text): JSONDecoder gave \(reference), the RPC layer \(ours)")
-        }
+        expectReadAsJSONDecoderReads(StateQueryParams.self, text, root: "params")
     }
 }

@@ -13,8 +13,7 @@ extension StateQueryParams: CompactJSONReadable, CompactJSONWritable {
         try parser.readObject { key, parser in
             switch key {
             case CodingKeys.userID.stringValue:
-                guard let id = UUID(text: try parser.readString()) else { throw CompactJSON.Unsupported() }
-                userID = id
+                userID = try parser.readUUID()
             case CodingKeys.itemIDs.stringValue:
                 itemIDs = try parser.readStringArray()
             default:

@@ -20,7 +20,7 @@ public struct IssueParams: Codable, Sendable {
 }
 
 /// `tokens.refresh` parameters.
-public struct RefreshParams: Codable, Sendable {
+public struct RefreshParams: Codable, Sendable, Hashable {
     public var refreshToken: String
 
     public init(refreshToken: String) {

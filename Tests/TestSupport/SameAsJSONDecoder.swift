@@ -1,0 +1,23 @@
+import Foundation
+import ServiceProtocol
+import Testing
+
+/// Expects the RPC layer (its compact decoder first, a type's own reader before that) to read
+/// `text` as Foundation's `JSONDecoder` does: the same value, or an error described the same
+/// way under `root` (`params` or `result`).
+public func expectReadAsJSONDecoderReads<T: Decodable & Equatable>(
+    _ type: T.Type, _ text: String, root: String, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let reference = Result { try JSONDecoder().decode(T.self, from: Data(text.utf8)) }
+    let ours = Result { try RPCJSON.decode(T.self, from: Data(text.utf8)) }
+    switch (reference, ours) {
+    case (.success(let expected), .success(let value)):
+        #expect(value == expected, "\(text)", sourceLocation: sourceLocation)
+    case (.failure(let expected), .failure(let error)):
+        #expect(
+            RPCJSON.describe(decodingError: error, root: root) == RPCJSON.describe(decodingError: expected, root: root), "\(text)",
+            sourceLocation: sourceLocation)
+    default:
+        Issue.record("\(text): JSONDecoder gave \(reference), the RPC layer \(ours)", sourceLocation: sourceLocation)
+    }
+}
