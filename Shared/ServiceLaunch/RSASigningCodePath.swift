@@ -63,7 +63,10 @@ public enum RSASigningCodePath {
         setenv(self.variable, capabilities, 1)
         let cArguments = arguments.map { strdup($0) } + [nil]
         execv("/proc/self/exe", cArguments)
-        // Still here: run as we are, and leave OpenSSL's choice visible as it is.
+        // Still here: say so, run as we are, and leave OpenSSL's choice visible as it is.
+        let reason = String(cString: strerror(errno))
+        let message = "cannot start again with \(self.variable)=\(capabilities): \(reason); signing on OpenSSL's own choice of code\n"
+        _ = message.withCString { write(2, $0, strlen($0)) }
         unsetenv(self.variable)
         cArguments.forEach { free($0) }
         #endif
