@@ -27,38 +27,38 @@ public struct JSONLogHandler: LogHandler {
 
     /// The line of `event` at `time`: one object, members sorted by key, then a newline.
     func line(for event: LogEvent, time: timespec = LogLine.now()) -> [UInt8] {
-        // The handler's own members, in key order (the time, nil here, written in its place);
-        // each wins over metadata of the same name.
-        let own: [(key: String, value: String?)] = [
-            ("label", self.label), ("level", event.level.rawValue), ("message", "\(event.message)"), ("source", event.source),
-            ("time", nil),
-        ]
+        var fields: [String: String] = [:]
+        for (key, value) in event.allMetadata(self.metadata, self.metadataProvider) { fields[key] = "\(value)" }
+        fields["level"] = event.level.rawValue
+        fields["label"] = self.label
+        fields["message"] = "\(event.message)"
+        fields["source"] = event.source
+        fields["time"] = nil
         var line: [UInt8] = []
         line.reserveCapacity(256)
         line.append(UInt8(ascii: "{"))
-        func member(_ key: String, _ value: String?) {
+        var timeWritten = false
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+            if !timeWritten, key > "time" {
+                Self.appendTime(time, to: &line)
+                timeWritten = true
+            }
             if line.count > 1 { line.append(UInt8(ascii: ",")) }
             LogLine.appendJSONString(key, to: &line)
             line.append(UInt8(ascii: ":"))
-            if let value {
-                LogLine.appendJSONString(value, to: &line)
-            } else {
-                line.append(UInt8(ascii: "\""))
-                LogLine.appendTime(to: &line, milliseconds: true, now: time)
-                line.append(UInt8(ascii: "\""))
-            }
+            LogLine.appendJSONString(value, to: &line)
         }
-        var next = 0
-        for (key, value) in event.sortedMetadata(self.metadata, self.metadataProvider) where !own.contains(where: { $0.key == key }) {
-            while next < own.count, own[next].key < key {
-                member(own[next].key, own[next].value)
-                next += 1
-            }
-            member(key, "\(value)")
-        }
-        for (key, value) in own[next...] { member(key, value) }
+        if !timeWritten { Self.appendTime(time, to: &line) }
         line.append(contentsOf: [UInt8(ascii: "}"), 0x0A])
         return line
+    }
+
+    /// `"time":"…"` in its sorted place, with milliseconds.
+    private static func appendTime(_ time: timespec, to line: inout [UInt8]) {
+        if line.count > 1 { line.append(UInt8(ascii: ",")) }
+        line.append(contentsOf: #""time":""#.utf8)
+        LogLine.appendTime(to: &line, milliseconds: true, now: time)
+        line.append(UInt8(ascii: "\""))
     }
 }
 
@@ -96,7 +96,7 @@ public struct TextLogHandler: LogHandler {
         line.append(UInt8(ascii: " "))
         line.append(contentsOf: self.label.utf8)
         line.append(UInt8(ascii: ":"))
-        for (key, value) in event.sortedMetadata(self.metadata, self.metadataProvider) {
+        for (key, value) in event.allMetadata(self.metadata, self.metadataProvider).sorted(by: { $0.key < $1.key }) {
             line.append(UInt8(ascii: " "))
             line.append(contentsOf: key.utf8)
             line.append(UInt8(ascii: "="))
@@ -116,26 +116,12 @@ public struct TextLogHandler: LogHandler {
 }
 
 extension LogEvent {
-    /// The handler's metadata, then the provider's, then the event's own (a later one wins a
-    /// key), sorted by key. A short array: merging dictionaries hashed every key again for
-    /// every line, and the gateway writes one per request.
-    func sortedMetadata(_ handler: Logger.Metadata, _ provider: Logger.MetadataProvider?) -> [(key: String, value: Logger.MetadataValue)] {
-        var entries: [(key: String, value: Logger.MetadataValue)] = []
-        entries.reserveCapacity(handler.count + (self.metadata?.count ?? 0))
-        for (key, value) in handler { entries.append((key, value)) }
-        func overlay(_ metadata: Logger.Metadata) {
-            for (key, value) in metadata {
-                if let index = entries.firstIndex(where: { $0.key == key }) {
-                    entries[index].value = value
-                } else {
-                    entries.append((key, value))
-                }
-            }
-        }
-        if let provided = provider?.get() { overlay(provided) }
-        if let own = self.metadata { overlay(own) }
-        entries.sort { $0.key < $1.key }
-        return entries
+    /// The handler's metadata, then the provider's, then the event's own (later ones win).
+    func allMetadata(_ handler: Logger.Metadata, _ provider: Logger.MetadataProvider?) -> Logger.Metadata {
+        var merged = handler
+        if let provided = provider?.get() { merged.merge(provided) { _, new in new } }
+        if let own = self.metadata { merged.merge(own) { _, new in new } }
+        return merged
     }
 }
 
