@@ -62,11 +62,9 @@ public enum LatchkeyService: String, CaseIterable, Sendable {
         let folder = Self.folderOfRunningExecutable(fallback: arguments.first ?? ".")
         let path = folder + "/" + Self.executableName
         let argv = [arguments.first ?? self.rawValue, self.rawValue] + arguments.dropFirst()
-        let cArguments = argv.indices.map { strdup(argv[$0]) } + [nil]
-        execv(path, cArguments)
-        let reason = String(cString: strerror(errno))
-        let message = "\(self.rawValue): cannot run \(path): \(reason) (it is built with the services: swift build --product \(Self.executableName))\n"
-        _ = message.withCString { write(2, $0, strlen($0)) }
+        let reason = ProcessImage.replace(with: path, arguments: argv)
+        ProcessImage.complain(
+            "\(self.rawValue): cannot run \(path): \(reason) (it is built with the services: swift build --product \(Self.executableName))")
         exit(127)
     }
 

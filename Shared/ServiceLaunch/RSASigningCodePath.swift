@@ -61,14 +61,10 @@ public enum RSASigningCodePath {
             let capabilities = self.capabilities(cpuinfo: cpuinfo)
         else { return }
         setenv(self.variable, capabilities, 1)
-        let cArguments = arguments.map { strdup($0) } + [nil]
-        execv("/proc/self/exe", cArguments)
+        let reason = ProcessImage.replace(with: "/proc/self/exe", arguments: arguments)
         // Still here: say so, run as we are, and leave OpenSSL's choice visible as it is.
-        let reason = String(cString: strerror(errno))
-        let message = "cannot start again with \(self.variable)=\(capabilities): \(reason); signing on OpenSSL's own choice of code\n"
-        _ = message.withCString { write(2, $0, strlen($0)) }
+        ProcessImage.complain("cannot start again with \(self.variable)=\(capabilities): \(reason); signing on OpenSSL's own choice of code")
         unsetenv(self.variable)
-        cArguments.forEach { free($0) }
         #endif
     }
 
