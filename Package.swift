@@ -220,7 +220,7 @@ let package = Package(
             ]),
         .testTarget(name: "TextCodingTests", dependencies: ["TextCoding"]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
-        .target(name: "TestSupport", dependencies: ["Redis", "Postgres", "ServiceProtocol", logging, jwt], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Redis", "Postgres", "ServiceProtocol", "CompactJSON", logging, jwt], path: "Tests/TestSupport"),
         .testTarget(
             name: "ExecutableTests",
             dependencies: ["ServiceProtocol", "ServiceKit", "ServiceLaunch", "TestSupport", "Postgres", "ContentStateAPI", "TokensAPI", "IdentityAPI", logging]),

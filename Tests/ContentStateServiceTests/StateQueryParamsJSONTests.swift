@@ -55,14 +55,8 @@ import TextCoding
                 #"{"item_ids":\#(ids),"user_id":"\#(user.lowercased())"}"#,
                 " {\n  \"user_id\" : \"\(user)\" ,\n  \"item_ids\" : \(ids) ,\"note\":{\"a\":[1,null]}\n} ",
             ] {
-                let read = try Array(text.utf8).withUnsafeBytes { bytes in
-                    var parser = CompactJSONParser(bytes)
-                    let value = try StateQueryParams(reading: &parser)
-                    try parser.readEnd()
-                    return value
-                }
-                #expect(read == params, "\(text)")
-                #expect(try RPCJSON.decode(StateQueryParams.self, from: Data(text.utf8)) == JSONDecoder().decode(StateQueryParams.self, from: Data(text.utf8)))
+                #expect(try readWhole(StateQueryParams.self, Array(text.utf8)) == params, "\(text)")
+                expectReadAsJSONDecoderReads(StateQueryParams.self, text, root: "params")
             }
         }
     }

@@ -1,3 +1,4 @@
+import CompactJSON
 import Foundation
 import ServiceProtocol
 import Testing
@@ -19,5 +20,16 @@ public func expectReadAsJSONDecoderReads<T: Decodable & Equatable>(
             sourceLocation: sourceLocation)
     default:
         Issue.record("\(text): JSONDecoder gave \(reference), the RPC layer \(ours)", sourceLocation: sourceLocation)
+    }
+}
+
+/// `bytes` read by `T`'s own reader (`CompactJSONReadable`) as the whole document: it throws
+/// where the reader refuses, or where anything but whitespace follows what it read.
+public func readWhole<T: CompactJSONReadable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
+    try bytes.withUnsafeBytes { buffer in
+        var parser = CompactJSONParser(buffer)
+        let value = try T(reading: &parser)
+        try parser.readEnd()
+        return value
     }
 }

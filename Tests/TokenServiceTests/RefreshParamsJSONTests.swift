@@ -25,12 +25,7 @@ import TokensAPI
                 RefreshParams(refreshToken: token).write(to: &json, escapingSlashes: escapingSlashes)
                 #expect(json.array == (try CompactJSONEncoder.encode(Plain(refreshToken: token), escapingSlashes: escapingSlashes)))
                 // And the reader itself reads them back.
-                let read = try json.array.withUnsafeBytes { bytes in
-                    var parser = CompactJSONParser(bytes)
-                    defer { #expect((try? parser.readEnd()) != nil) }
-                    return try RefreshParams(reading: &parser)
-                }
-                #expect(read.refreshToken == token)
+                #expect(try readWhole(RefreshParams.self, json.array).refreshToken == token)
             }
         }
     }
@@ -41,14 +36,7 @@ import TokensAPI
         #"{"refresh_token":"a"} x"#,
     ])
     func readsAsJSONDecoderDoes(_ text: String) {
-        let read = Result {
-            try Array(text.utf8).withUnsafeBytes { bytes in
-                var parser = CompactJSONParser(bytes)
-                let value = try RefreshParams(reading: &parser)
-                try parser.readEnd()
-                return value
-            }
-        }
+        let read = Result { try readWhole(RefreshParams.self, Array(text.utf8)) }
         // The reader gives JSONDecoder's value or refuses (then the RPC layer asks JSONDecoder).
         if case .success(let value) = read {
             #expect(value == (try? JSONDecoder().decode(RefreshParams.self, from: Data(text.utf8))), "\(text)")

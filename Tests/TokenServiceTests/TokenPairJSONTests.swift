@@ -1,4 +1,3 @@
-import CompactJSON
 import Foundation
 import ServiceProtocol
 import TestSupport
@@ -18,12 +17,7 @@ import TokensAPI
     }
 
     static func read(_ text: String) throws -> TokenPair {
-        try Array(text.utf8).withUnsafeBytes { bytes in
-            var parser = CompactJSONParser(bytes)
-            let value = try TokenPair(reading: &parser)
-            try parser.readEnd()
-            return value
-        }
+        try readWhole(TokenPair.self, Array(text.utf8))
     }
 
     /// The bytes `tokens` sends, and other spellings of the same pair, are read by the reader
@@ -39,7 +33,7 @@ import TokensAPI
                 """
             for text in [sent, reordered] {
                 #expect(try Self.read(text) == pair, "\(text)")
-                #expect(try RPCJSON.decode(TokenPair.self, from: Data(text.utf8)) == JSONDecoder().decode(TokenPair.self, from: Data(text.utf8)))
+                expectReadAsJSONDecoderReads(TokenPair.self, text, root: "result")
             }
         }
         // Integers as `Int` reads them: a sign, and the largest there is.
