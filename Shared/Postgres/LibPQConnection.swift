@@ -108,8 +108,15 @@ final class LibPQConnection {
         return poll(&descriptor, 1, 0) > 0
     }
 
+    /// The session's settings: times in UTC and ISO form, floats exact, and no parallel plans.
+    /// Every statement of the services reads or writes a few rows of a user, where a parallel
+    /// plan would start worker processes for each run: the planner chose one for the state
+    /// queries folded into one statement (`ContentStore.selectFlags(probes:)`) whenever it
+    /// planned them for their values (the first runs of a prepared statement), at several
+    /// milliseconds a run where the plain plan takes a tenth of one.
     private func prepareSession() throws(PostgresError) {
-        try runScript("SET TimeZone TO 'UTC'; SET DateStyle TO 'ISO, MDY'; SET extra_float_digits TO 3")
+        try runScript(
+            "SET TimeZone TO 'UTC'; SET DateStyle TO 'ISO, MDY'; SET extra_float_digits TO 3; SET max_parallel_workers_per_gather TO 0")
     }
 
     /// libpq's last error, first line only, without the password.

@@ -5,7 +5,7 @@ import ServiceProtocol
 
 /// Content state in Postgres (schema `content`). Every read and write is scoped by the user
 /// id it is given, and nothing reads or writes across users: a statement that carries the
-/// calls of several users (`readLine`, `usersWriteLine`) runs each call for its own user only
+/// calls of several users (`readLine`, `stateLine`, `usersWriteLine`) runs each call for its own user only
 /// and answers each caller with its own rows. A failing Postgres is answered as
 /// ServiceKit's StoreFailure says (`service_unavailable` when it cannot be reached).
 struct ContentStore: Sendable {
@@ -31,6 +31,11 @@ struct ContentStore: Sendable {
     /// behind them run together as one statement (`read(_:user:_:)`, up to 16 reads). A read
     /// that finds a place free runs alone, at once.
     let readLine = StatementLine<ReadKind, PendingRead, [PostgresRow]>(statementsAtOnce: 2, callsPerStatement: 16)
+    /// The state queries of every user in this replica: two statements at once, the queries
+    /// that wait behind them run together as one (`flags(user:of:)`, up to 8 queries and 500
+    /// ids). A query that finds a place free runs alone, at once.
+    let stateLine = StatementLine<EveryUser, StateProbe, [PostgresRow]>(
+        statementsAtOnce: 2, callsPerStatement: stateLineCallsPerStatement, entries: { $0.ids.count })
 }
 
 /// Column lists and conversions shared by the statements that read item rows. Times are

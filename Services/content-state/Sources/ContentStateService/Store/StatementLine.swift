@@ -7,12 +7,13 @@ import Synchronization
 /// entries). Each call keeps its own answer and error; a call that finds a place free runs at
 /// once, alone, so nothing waits for company.
 ///
-/// Three lines use it (`ContentStore`): each user's writes, keyed by user (`content.write_batch`
+/// Four lines use it (`ContentStore`): each user's writes, keyed by user (`content.write_batch`
 /// runs one user's writers one at a time; without the line every writer of a busy user waited
 /// for the user's row lock on a pool connection of its own); those users' calls, under one key
-/// (calls of different users that waited together run as one `content.write_users`); and the
+/// (calls of different users that waited together run as one `content.write_users`); the
 /// page reads of every user, keyed by statement (reads that waited together run as one
-/// statement over all their users). All spend far less of Postgres per call when calls go
+/// statement over all their users); and the state queries of every user, under one key (one
+/// `UNION ALL` statement). All spend far less of Postgres per call when calls go
 /// together: the statement's own work (a lock, a version row, a commit; a snapshot, a plan's
 /// start, a round trip) is paid once. See docs/benchmarks.md.
 ///
