@@ -24,6 +24,16 @@ public enum PostgresError: Error, Sendable, Hashable {
         return false
     }
 
+    /// The statement itself was refused or failed (by the server, or a parameter the client
+    /// would not send) while the connection is fine: a statement that carried several callers'
+    /// calls together (`StatementLine`) is worth running call by call.
+    public var failedInTheServer: Bool {
+        switch self {
+        case .query, .uniqueViolation, .invalidParameter: true
+        default: false
+        }
+    }
+
     /// The SQLSTATE the server reported, if the error came from the server.
     public var sqlState: String? {
         switch self {

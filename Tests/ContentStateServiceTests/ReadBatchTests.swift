@@ -2,6 +2,7 @@ import ContentStateAPI
 @testable import ContentStateService
 import Foundation
 import Postgres
+import TestSupport
 import Testing
 
 /// Reads of one kind that wait behind each other in the read line run as one statement over

@@ -2,6 +2,7 @@ import ContentStateAPI
 @testable import ContentStateService
 import Foundation
 import Postgres
+import TestSupport
 import Testing
 
 /// State queries that wait behind each other in the state line run as one statement over all
@@ -69,8 +70,9 @@ import Testing
         #expect(together[4].flags == [ItemFlags(favorited: true, read: false, unliked: false)])
     }
 
-    /// A probe whose statement the server refuses (an id with NUL, which `ItemID` keeps from
-    /// callers) fails alone: the probes it waited with run one by one and get their rows.
+    /// A probe that cannot run (an id with NUL, which the client will not send and `ItemID`
+    /// keeps from callers) fails alone: the probes it waited with run one by one and get their
+    /// rows.
     @Test func aProbeTheServerRefusesFailsAloneAndTheOthersGetTheirRows() async throws {
         let service = try await TestService.ownPool()
         let store = ContentStore(postgres: service.postgres, configuration: ContentStateConfiguration())

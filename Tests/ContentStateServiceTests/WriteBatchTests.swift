@@ -2,6 +2,7 @@ import ContentStateAPI
 @testable import ContentStateService
 import Foundation
 import Postgres
+import TestSupport
 import Testing
 
 /// A user's writes that wait behind each other in the write line go to Postgres as one

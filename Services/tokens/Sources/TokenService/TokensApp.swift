@@ -29,6 +29,8 @@ public enum TokensApp {
         public let keyRing: KeyRing
         /// The sessions of the refresh tokens this instance handed out last.
         let recentSessions: RecentSessions
+        /// Its refreshes (with the line their rotations wait in).
+        let rotation: RefreshRotation
         public let services: [any Service]
     }
 
@@ -61,13 +63,14 @@ public enum TokensApp {
         let issuer = AccessTokenIssuer(
             keyRing: keyRing, issuer: configuration.issuer, audience: configuration.audience, accessTokenTTL: accessTTL)
         let recentSessions = RecentSessions()
+        let rotation = RefreshRotation(
+            postgres: postgres, issuer: issuer, revocations: revocations, recentSessions: recentSessions, clock: clock,
+            reuseGrace: configuration.reuseGrace.timeInterval, logger: logger)
         let methods = TokenMethods(
             issuance: SessionIssuance(
                 sessions: sessions, issuer: issuer, recentSessions: recentSessions, clock: clock,
                 refreshTokenTTL: configuration.refreshTokenTTL.timeInterval),
-            rotation: RefreshRotation(
-                postgres: postgres, issuer: issuer, revocations: revocations, recentSessions: recentSessions, clock: clock,
-                reuseGrace: configuration.reuseGrace.timeInterval, logger: logger),
+            rotation: rotation,
             revocation: SessionRevocation(sessions: sessions, revocations: revocations, clock: clock),
             sessions: sessions,
             verifier: AccessTokenVerifier(
@@ -94,6 +97,6 @@ public enum TokensApp {
             BackendBootstrap.opsServer(common: common, checks: checks, logger: logger),
             server,
         ]
-        return Instance(server: server, keyRing: keyRing, recentSessions: recentSessions, services: services)
+        return Instance(server: server, keyRing: keyRing, recentSessions: recentSessions, rotation: rotation, services: services)
     }
 }

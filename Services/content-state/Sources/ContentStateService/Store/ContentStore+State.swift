@@ -48,10 +48,7 @@ extension ContentStore {
     /// `item_id = ANY($2)`: one index scan that probes the primary key once per id. A join
     /// with `unnest($2)` was measured too, and was slower (pgbench, prepared, 50 ids:
     /// 10,300 against 12,300 queries/s).
-    static let selectFlags = """
-        SELECT s.item_id, s.favorited_at IS NOT NULL, s.read_at IS NOT NULL, s.unliked_at IS NOT NULL
-        FROM content.item_states s WHERE s.user_id = $1 AND s.item_id = ANY($2::text[])
-        """
+    static let selectFlags = flagsPart(user: "$1", ids: "$2", probe: nil)
 
     /// `count` state queries as one statement: `selectFlags` once per probe, `UNION ALL`, probe
     /// n's user and ids as `$2n-1` and `$2n`, each row ending with its probe's place (1-based,
@@ -69,12 +66,16 @@ extension ContentStore {
     private static let batchedSelectFlags = (2...stateLineCallsPerStatement).map(flagsStatement(probes:))
 
     private static func flagsStatement(probes count: Int) -> String {
-        (1...count).map { probe in
-            """
-            SELECT s.item_id, s.favorited_at IS NOT NULL, s.read_at IS NOT NULL, s.unliked_at IS NOT NULL, \(probe) AS probe_index
-            FROM content.item_states s WHERE s.user_id = $\(2 * probe - 1) AND s.item_id = ANY($\(2 * probe)::text[])
-            """
-        }.joined(separator: "\nUNION ALL\n")
+        (1...count).map { flagsPart(user: "$\(2 * $0 - 1)", ids: "$\(2 * $0)", probe: $0) }.joined(separator: "\nUNION ALL\n")
+    }
+
+    /// The flags of the ids in the parameter `ids` of the user in the parameter `user`, each
+    /// row ending with `probe` as `probe_index` when there is one.
+    private static func flagsPart(user: String, ids: String, probe: Int?) -> String {
+        """
+        SELECT s.item_id, s.favorited_at IS NOT NULL, s.read_at IS NOT NULL, s.unliked_at IS NOT NULL\(probe.map { ", \($0) AS probe_index" } ?? "")
+        FROM content.item_states s WHERE s.user_id = \(user) AND s.item_id = ANY(\(ids)::text[])
+        """
     }
 
     /// The user's changes with a version above `version`, oldest first, at most `limit`.

@@ -105,14 +105,3 @@ func postgresArray(_ elements: [String?]) -> String {
     text.append(UInt8(ascii: "}"))
     return String(decoding: text, as: UTF8.self)
 }
-
-extension PostgresError {
-    /// The server refused or failed the statement itself (the connection is fine): a
-    /// statement that carried several callers' calls is worth running call by call.
-    var failedInTheServer: Bool {
-        switch self {
-        case .query, .uniqueViolation, .invalidParameter: true
-        default: false
-        }
-    }
-}

@@ -20,6 +20,9 @@ struct RefreshRotation: Sendable {
     let clock: TokenClock
     let reuseGrace: TimeInterval
     let logger: Logger
+    /// The rotations of this replica: two statements at once, the rotations that wait behind
+    /// them run together as one (`rotation(count:)`, up to 8): one round trip, one commit.
+    let rotations = StatementLine<Rotations, PendingRotation, Bool>(statementsAtOnce: 2, callsPerStatement: 8)
 
     /// What Postgres knows of a presented token and its session.
     struct TokenState: Sendable {
@@ -124,10 +127,33 @@ struct RefreshRotation: Sendable {
     private func rotate(
         _ token: RefreshToken, to successor: RefreshToken, sealing pair: RawJSON, session: UUID, now: Date
     ) async throws -> Bool {
-        let rows = try await self.postgres.query(
-            Self.rotation,
-            [.bytea(token.hash), .timestamp(now), .bytea(try token.seal(pair)), .bytea(successor.hash), .uuid(session)])
-        return !rows.isEmpty
+        let rotation = PendingRotation(
+            bindings: [.bytea(token.hash), .timestamp(now), .bytea(try token.seal(pair)), .bytea(successor.hash), .uuid(session)])
+        return try await self.rotations.run(rotation, for: .all) { try await self.run($0) }
+    }
+
+    /// `rotations` as one statement (`rotation(count:)`), each answered with whether it
+    /// rotated. When the statement fails (a deadlock with another replica's, say), nothing of it
+    /// stays and each rotation runs alone, so that only a rotation that fails alone fails.
+    func run(_ rotations: [PendingRotation]) async throws -> [Result<Bool, any Error>] {
+        if rotations.count == 1 {
+            return [.success(!(try await self.postgres.query(Self.rotation, rotations[0].bindings)).isEmpty)]
+        }
+        let rows: [PostgresRow]
+        do {
+            rows = try await self.postgres.query(Self.rotation(count: rotations.count), rotations.flatMap(\.bindings))
+        } catch let error as PostgresError where error.failedInTheServer {
+            return await oneByOne(rotations) { !(try await self.postgres.query(Self.rotation, $0.bindings)).isEmpty }
+        }
+        var rotated = Array(repeating: false, count: rotations.count)
+        for row in rows {
+            let index = try row.decode("rotation_index", as: Int.self) - 1
+            guard rotated.indices.contains(index) else {
+                throw PostgresError.decoding(column: "rotation_index", message: "no rotation \(index + 1) in this statement")
+            }
+            rotated[index] = true
+        }
+        return rotated.map { .success($0) }
     }
 
     /// The rotation's statement: $1 the presented token's hash, $2 now, $3 the sealed successor
@@ -138,21 +164,57 @@ struct RefreshRotation: Sendable {
     /// session's index like the key once most sessions held one token (the statistics of a
     /// busy sign-in day), and then read every token a long-lived session was ever given (5 ms
     /// for a session refreshed 1,800 times, where the key takes 0.05).
-    static let rotation = """
-        WITH rotated AS (
-            UPDATE tokens.refresh_tokens r SET rotated_at = $2, successor_sealed = $3
-            FROM tokens.sessions s
-            WHERE r.hash = $1 AND r.rotated_at IS NULL AND (r.session_id = $5) IS TRUE
-                AND s.id = r.session_id AND s.revoked_at IS NULL AND s.expires_at > $2
-            RETURNING r.session_id, r.generation
-        ), touched AS (
-            UPDATE tokens.sessions s SET last_used_at = $2
-            FROM rotated WHERE s.id = rotated.session_id AND s.revoked_at IS NULL
-            RETURNING s.id
-        )
-        INSERT INTO tokens.refresh_tokens (hash, session_id, generation, issued_at)
-        SELECT $4, rotated.session_id, rotated.generation + 1, $2
-        FROM rotated JOIN touched ON touched.id = rotated.session_id
-        RETURNING generation
-        """
+    static let rotation = rotationStatement(count: 1)
+
+    /// `count` rotations as one statement: the three steps once per rotation, rotation n's
+    /// parameters as `$5n-4` ... `$5n` (`rotation`'s `$1` ... `$5`), and one row
+    /// (`rotation_index`, 1-based) for each rotation that took place. Each rotation is still its
+    /// own compare-and-set on its token's row; the statement's round trip, snapshot and commit
+    /// are paid once for them all. A token presented twice in one statement is rotated by one
+    /// of them (Postgres applies one update of a row per statement); the other finds nothing to
+    /// rotate and reads the result, as it would after losing to a concurrent caller.
+    static func rotation(count: Int) -> String {
+        if count > 1, count <= batchedRotations.count + 1 { return batchedRotations[count - 2] }
+        return rotationStatement(count: count)
+    }
+
+    /// `rotation(count:)` for 2 to 8 rotations, written once.
+    private static let batchedRotations = (2...8).map(rotationStatement(count:))
+
+    private static func rotationStatement(count: Int) -> String {
+        let steps = (1...count).map { n in
+            let p = { (index: Int) in "$\(5 * (n - 1) + index)" }
+            return """
+                rotated\(n) AS (
+                    UPDATE tokens.refresh_tokens r SET rotated_at = \(p(2)), successor_sealed = \(p(3))
+                    FROM tokens.sessions s
+                    WHERE r.hash = \(p(1)) AND r.rotated_at IS NULL AND (r.session_id = \(p(5))) IS TRUE
+                        AND s.id = r.session_id AND s.revoked_at IS NULL AND s.expires_at > \(p(2))
+                    RETURNING r.session_id, r.generation
+                ), touched\(n) AS (
+                    UPDATE tokens.sessions s SET last_used_at = \(p(2))
+                    FROM rotated\(n) WHERE s.id = rotated\(n).session_id AND s.revoked_at IS NULL
+                    RETURNING s.id
+                ), inserted\(n) AS (
+                    INSERT INTO tokens.refresh_tokens (hash, session_id, generation, issued_at)
+                    SELECT \(p(4)), rotated\(n).session_id, rotated\(n).generation + 1, \(p(2))
+                    FROM rotated\(n) JOIN touched\(n) ON touched\(n).id = rotated\(n).session_id
+                    RETURNING generation
+                )
+                """
+        }
+        let results = (1...count).map { "SELECT \($0) AS rotation_index FROM inserted\($0)" }
+        return "WITH " + steps.joined(separator: ", ") + "\n" + results.joined(separator: "\nUNION ALL\n")
+    }
+}
+
+/// One rotation waiting in `RefreshRotation.rotations`: `RefreshRotation.rotation`'s five
+/// parameters.
+struct PendingRotation: Sendable {
+    var bindings: [PostgresValue]
+}
+
+/// The key of the rotation line: one line for every rotation of the replica.
+enum Rotations: Hashable, Sendable {
+    case all
 }

@@ -1,5 +1,5 @@
-@testable import ContentStateService
 import Foundation
+import Postgres
 import Testing
 
 extension StatementLine {
@@ -7,7 +7,7 @@ extension StatementLine {
     /// (`holder`, answered with `answer`) that hold every place of `key`, then lets the holders
     /// go: the work that waited runs together as the next statement. Returns each item's result,
     /// in order, once all have ended and the line is empty.
-    func queued<T: Sendable>(
+    public func queued<T: Sendable>(
         behind key: Key, holder: Call, answer: Outcome, _ work: [@Sendable () async throws -> T]
     ) async throws -> [Result<T, any Error>] {
         #expect(work.count > 1 && work.count <= self.callsPerStatement)

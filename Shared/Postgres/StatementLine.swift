@@ -7,28 +7,29 @@ import Synchronization
 /// entries). Each call keeps its own answer and error; a call that finds a place free runs at
 /// once, alone, so nothing waits for company.
 ///
-/// Four lines use it (`ContentStore`): each user's writes, keyed by user (`content.write_batch`
-/// runs one user's writers one at a time; without the line every writer of a busy user waited
-/// for the user's row lock on a pool connection of its own); those users' calls, under one key
-/// (calls of different users that waited together run as one `content.write_users`); the
-/// page reads of every user, keyed by statement (reads that waited together run as one
-/// statement over all their users); and the state queries of every user, under one key (one
-/// `UNION ALL` statement). All spend far less of Postgres per call when calls go
-/// together: the statement's own work (a lock, a version row, a commit; a snapshot, a plan's
-/// start, a round trip) is paid once. See docs/benchmarks.md.
+/// The lines (`ContentStore` in content-state, `RefreshRotation` in tokens): each user's
+/// writes, keyed by user (`content.write_batch` runs one user's writers one at a time; without
+/// the line every writer of a busy user waited for the user's row lock on a pool connection of
+/// its own); those users' calls, under one key (calls of different users that waited together
+/// run as one `content.write_users`); the page reads of every user, keyed by statement (reads
+/// that waited together run as one statement over all their users); the state queries of every
+/// user, under one key (one `UNION ALL` statement); and `tokens`' rotations, under one key (one
+/// statement, one commit). All spend far less of Postgres per call when calls go together: the
+/// statement's own work (a lock, a version row, a commit; a snapshot, a plan's start, a round
+/// trip) is paid once. See docs/benchmarks.md.
 ///
 /// A waiting call is not given up when its caller is cancelled: it runs when its turn comes.
-final class StatementLine<Key: Hashable & Sendable, Call: Sendable, Outcome: Sendable>: Sendable {
+public final class StatementLine<Key: Hashable & Sendable, Call: Sendable, Outcome: Sendable>: Sendable {
     /// How many statements of one key run at once.
-    let statementsAtOnce: Int
+    public let statementsAtOnce: Int
     /// How many calls one statement carries at most.
-    let callsPerStatement: Int
+    public let callsPerStatement: Int
     /// How many entries (say, items) one statement carries at most, counted by `entries`; a
     /// single call larger than that still runs, alone.
-    let entriesPerStatement: Int
+    public let entriesPerStatement: Int
     private let entries: @Sendable (Call) -> Int
 
-    init(
+    public init(
         statementsAtOnce: Int = 2, callsPerStatement: Int = 16, entriesPerStatement: Int = 500,
         entries: @escaping @Sendable (Call) -> Int = { _ in 1 }
     ) {
@@ -63,7 +64,7 @@ final class StatementLine<Key: Hashable & Sendable, Call: Sendable, Outcome: Sen
     /// Runs `call` when a place of `key` is free, as a `statement` of the calls that waited
     /// with it (in the order they came; alone when none did). The statement answers each
     /// call, in that order; when it throws, every call it carried fails with its error.
-    func run(
+    public func run(
         _ call: Call, for key: Key, _ statement: ([Call]) async throws -> [Result<Outcome, any Error>]
     ) async throws -> Outcome {
         let turn: Turn
@@ -99,10 +100,10 @@ final class StatementLine<Key: Hashable & Sendable, Call: Sendable, Outcome: Sen
     }
 
     /// The keys with a statement running here (for tests).
-    var busyKeys: Int { self.lines.withLock { $0.count } }
+    public var busyKeys: Int { self.lines.withLock { $0.count } }
 
     /// The statements of `key` running and the calls waiting (for tests).
-    func calls(of key: Key) -> (running: Int, waiting: Int) {
+    public func calls(of key: Key) -> (running: Int, waiting: Int) {
         self.lines.withLock { lines in (lines[key]?.running ?? 0, lines[key]?.waiting.count ?? 0) }
     }
 
@@ -149,7 +150,7 @@ final class StatementLine<Key: Hashable & Sendable, Call: Sendable, Outcome: Sen
 /// Runs each of `calls` on its own, in order, each answered with its own result: what a line's
 /// statement falls back to when the statement that carried the calls together failed because of
 /// one of them, so that only a call that fails alone fails.
-func oneByOne<Call, Outcome>(_ calls: [Call], _ run: (Call) async throws -> Outcome) async -> [Result<Outcome, any Error>] {
+public func oneByOne<Call, Outcome>(_ calls: [Call], _ run: (Call) async throws -> Outcome) async -> [Result<Outcome, any Error>] {
     var results: [Result<Outcome, any Error>] = []
     results.reserveCapacity(calls.count)
     for call in calls {
