@@ -5,8 +5,8 @@ import ServiceProtocol
 
 /// Content state in Postgres (schema `content`). Every read and write is scoped by the user
 /// id it is given, and nothing reads or writes across users: a statement that carries the
-/// calls of several users (`readLine`, `stateLine`, `usersWriteLine`) runs each call for its own user only
-/// and answers each caller with its own rows. A failing Postgres is answered as
+/// calls of several users (`readLine`, `stateLine`, `usersWriteLine`) runs each call for its
+/// own user only and answers each caller with its own rows. A failing Postgres is answered as
 /// ServiceKit's StoreFailure says (`service_unavailable` when it cannot be reached).
 struct ContentStore: Sendable {
     let postgres: PostgresClient
