@@ -79,7 +79,9 @@ import TokensAPI
         let three = RefreshRotation.rotation(count: 3)
         #expect(three.contains("r.hash = $11 AND") && three.contains("(r.session_id = $15) IS TRUE"))
         #expect(three.components(separatedBy: "UNION ALL").count == 3)
-        #expect(RefreshRotation.rotation(count: 9).contains("$45"))
-        #expect(RefreshRotation.rotation(count: 8) == RefreshRotation.rotation(count: 8))
+        let most = RefreshRotation.rotationsPerStatement
+        // Past the line's own limit the statement is written on the spot, the same way.
+        #expect(RefreshRotation.rotation(count: most + 1).contains("$\(5 * most + 5)"))
+        #expect(RefreshRotation.rotation(count: most) == RefreshRotation.rotation(count: most))
     }
 }

@@ -22,7 +22,10 @@ struct RefreshRotation: Sendable {
     let logger: Logger
     /// The rotations of this replica: two statements at once, the rotations that wait behind
     /// them run together as one (`rotation(count:)`, up to 8): one round trip, one commit.
-    let rotations = StatementLine<Rotations, PendingRotation, Bool>(statementsAtOnce: 2, callsPerStatement: 8)
+    let rotations = StatementLine<Rotations, PendingRotation, Bool>(
+        statementsAtOnce: 2, callsPerStatement: RefreshRotation.rotationsPerStatement)
+    /// The most rotations `rotations` puts in one statement.
+    static let rotationsPerStatement = 8
 
     /// What Postgres knows of a presented token and its session.
     struct TokenState: Sendable {
@@ -178,8 +181,8 @@ struct RefreshRotation: Sendable {
         return rotationStatement(count: count)
     }
 
-    /// `rotation(count:)` for 2 to 8 rotations, written once.
-    private static let batchedRotations = (2...8).map(rotationStatement(count:))
+    /// `rotation(count:)` for 2 to `rotationsPerStatement` rotations, written once.
+    private static let batchedRotations = (2...rotationsPerStatement).map(rotationStatement(count:))
 
     private static func rotationStatement(count: Int) -> String {
         let steps = (1...count).map { n in
