@@ -162,3 +162,24 @@ public func oneByOne<Call, Outcome>(_ calls: [Call], _ run: (Call) async throws 
     }
     return results
 }
+
+extension Array where Element == PostgresRow {
+    /// The rows of a statement that carried `calls` calls of a line together, each call's rows in
+    /// the order they came: `column` names the call of each row, 1-based. A row naming no call of
+    /// the statement is a decoding error.
+    public func byCall(in column: String, calls: Int) throws -> [[PostgresRow]] {
+        var groups = [[PostgresRow]](repeating: [], count: calls)
+        guard let first = self.first else { return groups }
+        guard let index = first.columnIndex(column) else {
+            throw PostgresError.decoding(column: column, message: "no such column")
+        }
+        for row in self {
+            let call = try row.decode(index, as: Int.self) - 1
+            guard groups.indices.contains(call) else {
+                throw PostgresError.decoding(column: column, message: "no call \(call + 1) in this statement")
+            }
+            groups[call].append(row)
+        }
+        return groups
+    }
+}

@@ -142,9 +142,8 @@ extension ContentStore {
     /// the server (a read's parameter it cannot take, say), each read runs alone, so that only
     /// a read that fails alone fails.
     private func run(_ statement: ReadStatement, _ reads: [PendingRead]) async throws -> [Result<[PostgresRow], any Error>] {
-        if reads.count == 1 {
-            return [.success(try await postgres.query(statement.single, reads[0].bindings, results: .binary))]
-        }
+        let alone = { (read: PendingRead) in try await postgres.query(statement.single, read.bindings, results: .binary) }
+        if reads.count == 1 { return [.success(try await alone(reads[0]))] }
         var arguments: [PostgresValue] = [.text(postgresArray(reads.map { $0.user.lowercasedText }))]
         for index in reads[0].parameters.indices {
             arguments.append(.text(postgresArray(reads.map { $0.parameters[index] })))
@@ -153,17 +152,9 @@ extension ContentStore {
         do {
             rows = try await postgres.query(statement.batch, arguments, results: .binary)
         } catch let error as PostgresError where error.failedInTheServer {
-            return await oneByOne(reads) { try await postgres.query(statement.single, $0.bindings, results: .binary) }
+            return await oneByOne(reads, alone)
         }
-        var pages = Array(repeating: [PostgresRow](), count: reads.count)
-        for row in rows {
-            let index = try row.decode("read_index", as: Int.self) - 1
-            guard pages.indices.contains(index) else {
-                throw PostgresError.decoding(column: "read_index", message: "no read \(index + 1) in this statement")
-            }
-            pages[index].append(row)
-        }
-        return try pages.map { .success(try statement.inOrder($0)) }
+        return try rows.byCall(in: "read_index", calls: reads.count).map { .success(try statement.inOrder($0)) }
     }
 }
 

@@ -25,24 +25,15 @@ extension ContentStore {
     /// the statement fails in the server, each probe runs alone, so that only a probe that fails
     /// alone fails.
     func run(_ probes: [StateProbe]) async throws -> [Result<[PostgresRow], any Error>] {
-        if probes.count == 1 {
-            return [.success(try await postgres.query(Self.selectFlags, probes[0].bindings, results: .binary))]
-        }
+        let alone = { (probe: StateProbe) in try await postgres.query(Self.selectFlags, probe.bindings, results: .binary) }
+        if probes.count == 1 { return [.success(try await alone(probes[0]))] }
         let rows: [PostgresRow]
         do {
             rows = try await postgres.query(Self.selectFlags(probes: probes.count), probes.flatMap(\.bindings), results: .binary)
         } catch let error as PostgresError where error.failedInTheServer {
-            return await oneByOne(probes) { try await postgres.query(Self.selectFlags, $0.bindings, results: .binary) }
+            return await oneByOne(probes, alone)
         }
-        var answers = Array(repeating: [PostgresRow](), count: probes.count)
-        for row in rows {
-            let index = try row.decode(4, as: Int32.self) - 1
-            guard answers.indices.contains(Int(index)) else {
-                throw PostgresError.decoding(column: "probe_index", message: "no probe \(index + 1) in this statement")
-            }
-            answers[Int(index)].append(row)
-        }
-        return answers.map { .success($0) }
+        return try rows.byCall(in: "probe_index", calls: probes.count).map { .success($0) }
     }
 
     /// `item_id = ANY($2)`: one index scan that probes the primary key once per id. A join

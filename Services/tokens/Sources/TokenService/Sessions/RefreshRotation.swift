@@ -139,24 +139,16 @@ struct RefreshRotation: Sendable {
     /// rotated. When the statement fails (a deadlock with another replica's, say), nothing of it
     /// stays and each rotation runs alone, so that only a rotation that fails alone fails.
     func run(_ rotations: [PendingRotation]) async throws -> [Result<Bool, any Error>] {
-        if rotations.count == 1 {
-            return [.success(!(try await self.postgres.query(Self.rotation, rotations[0].bindings)).isEmpty)]
-        }
+        let alone = { (rotation: PendingRotation) in !(try await self.postgres.query(Self.rotation, rotation.bindings)).isEmpty }
+        if rotations.count == 1 { return [.success(try await alone(rotations[0]))] }
         let rows: [PostgresRow]
         do {
             rows = try await self.postgres.query(Self.rotation(count: rotations.count), rotations.flatMap(\.bindings))
         } catch let error as PostgresError where error.failedInTheServer {
-            return await oneByOne(rotations) { !(try await self.postgres.query(Self.rotation, $0.bindings)).isEmpty }
+            return await oneByOne(rotations, alone)
         }
-        var rotated = Array(repeating: false, count: rotations.count)
-        for row in rows {
-            let index = try row.decode("rotation_index", as: Int.self) - 1
-            guard rotated.indices.contains(index) else {
-                throw PostgresError.decoding(column: "rotation_index", message: "no rotation \(index + 1) in this statement")
-            }
-            rotated[index] = true
-        }
-        return rotated.map { .success($0) }
+        // A rotation that took place gives one row; one that found nothing to rotate, none.
+        return try rows.byCall(in: "rotation_index", calls: rotations.count).map { .success(!$0.isEmpty) }
     }
 
     /// The rotation's statement: $1 the presented token's hash, $2 now, $3 the sealed successor
