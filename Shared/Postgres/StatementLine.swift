@@ -7,16 +7,16 @@ import Synchronization
 /// entries). Each call keeps its own answer and error; a call that finds a place free runs at
 /// once, alone, so nothing waits for company.
 ///
-/// The lines (`ContentStore` in content-state, `RefreshRotation` in tokens): each user's
-/// writes, keyed by user (`content.write_batch` runs one user's writers one at a time; without
-/// the line every writer of a busy user waited for the user's row lock on a pool connection of
-/// its own); those users' calls, under one key (calls of different users that waited together
-/// run as one `content.write_users`); the page reads of every user, keyed by statement (reads
-/// that waited together run as one statement over all their users); the state queries of every
-/// user, under one key (one `UNION ALL` statement); and `tokens`' rotations, under one key (one
-/// statement, one commit). All spend far less of Postgres per call when calls go together: the
-/// statement's own work (a lock, a version row, a commit; a snapshot, a plan's start, a round
-/// trip) is paid once. See docs/benchmarks.md.
+/// The lines (`ContentStore` in content-state, `RefreshRotation` and `SessionStore` in tokens):
+/// each user's writes, keyed by user (`content.write_batch` runs one user's writers one at a time;
+/// without the line every writer of a busy user waited for the user's row lock on a pool connection
+/// of its own); those users' calls, under one key (calls of different users that waited together
+/// run as one `content.write_users`); the page reads of every user, keyed by statement (reads that
+/// waited together run as one statement over all their users); the state queries of every user,
+/// under one key (one `UNION ALL` statement); and `tokens`' rotations and new sessions, each under
+/// one key (one statement, one commit). All spend far less of Postgres per call when calls go
+/// together: the statement's own work (a lock, a version row, a commit; a snapshot, a plan's start,
+/// a round trip) is paid once. See docs/benchmarks.md.
 ///
 /// A waiting call is not given up when its caller is cancelled: it runs when its turn comes.
 public final class StatementLine<Key: Hashable & Sendable, Call: Sendable, Outcome: Sendable>: Sendable {
@@ -144,6 +144,28 @@ public final class StatementLine<Key: Hashable & Sendable, Call: Sendable, Outco
         if let next {
             next.leader.continuation.resume(returning: .lead(followers: next.followers))
         }
+    }
+}
+
+/// The key of a line that every call of the process waits in (the cross-user writes and the
+/// state queries of content-state, the rotations and new sessions of `tokens`).
+public enum AllCalls: Hashable, Sendable {
+    case all
+}
+
+/// The statement of a line's `calls`: the call's own (`alone`) when it came alone, else
+/// `together`, one statement for them all; when that fails in the server (one call's
+/// parameter it cannot take, a broken key), each call runs alone (`oneByOne`), so that only a
+/// call that fails alone fails.
+public func runTogether<Call, Outcome>(
+    _ calls: [Call], alone: (Call) async throws -> Outcome,
+    together: ([Call]) async throws -> [Result<Outcome, any Error>]
+) async throws -> [Result<Outcome, any Error>] {
+    if calls.count == 1 { return [.success(try await alone(calls[0]))] }
+    do {
+        return try await together(calls)
+    } catch let error as PostgresError where error.failedInTheServer {
+        return await oneByOne(calls, alone)
     }
 }
 

@@ -31,6 +31,8 @@ public enum TokensApp {
         let recentSessions: RecentSessions
         /// Its refreshes (with the line their rotations wait in).
         let rotation: RefreshRotation
+        /// Its sessions (with the line their creations wait in).
+        let sessions: SessionStore
         public let services: [any Service]
     }
 
@@ -97,6 +99,7 @@ public enum TokensApp {
             BackendBootstrap.opsServer(common: common, checks: checks, logger: logger),
             server,
         ]
-        return Instance(server: server, keyRing: keyRing, recentSessions: recentSessions, rotation: rotation, services: services)
+        return Instance(server: server, keyRing: keyRing, recentSessions: recentSessions, rotation: rotation, sessions: sessions,
+            services: services)
     }
 }

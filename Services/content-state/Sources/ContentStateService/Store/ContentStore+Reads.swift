@@ -142,19 +142,16 @@ extension ContentStore {
     /// the server (a read's parameter it cannot take, say), each read runs alone, so that only
     /// a read that fails alone fails.
     private func run(_ statement: ReadStatement, _ reads: [PendingRead]) async throws -> [Result<[PostgresRow], any Error>] {
-        let alone = { (read: PendingRead) in try await postgres.query(statement.single, read.bindings, results: .binary) }
-        if reads.count == 1 { return [.success(try await alone(reads[0]))] }
-        var arguments: [PostgresValue] = [.text(postgresArray(reads.map { $0.user.lowercasedText }))]
-        for index in reads[0].parameters.indices {
-            arguments.append(.text(postgresArray(reads.map { $0.parameters[index] })))
+        try await runTogether(reads) { read in
+            try await postgres.query(statement.single, read.bindings, results: .binary)
+        } together: { reads in
+            var arguments: [PostgresValue] = [.text(postgresArray(reads.map { $0.user.lowercasedText }))]
+            for index in reads[0].parameters.indices {
+                arguments.append(.text(postgresArray(reads.map { $0.parameters[index] })))
+            }
+            let rows = try await postgres.query(statement.batch, arguments, results: .binary)
+            return try rows.byCall(in: "read_index", calls: reads.count).map { .success(try statement.inOrder($0)) }
         }
-        let rows: [PostgresRow]
-        do {
-            rows = try await postgres.query(statement.batch, arguments, results: .binary)
-        } catch let error as PostgresError where error.failedInTheServer {
-            return await oneByOne(reads, alone)
-        }
-        return try rows.byCall(in: "read_index", calls: reads.count).map { .success(try statement.inOrder($0)) }
     }
 }
 

@@ -25,15 +25,13 @@ extension ContentStore {
     /// the statement fails in the server, each probe runs alone, so that only a probe that fails
     /// alone fails.
     func run(_ probes: [StateProbe]) async throws -> [Result<[PostgresRow], any Error>] {
-        let alone = { (probe: StateProbe) in try await postgres.query(Self.selectFlags, probe.bindings, results: .binary) }
-        if probes.count == 1 { return [.success(try await alone(probes[0]))] }
-        let rows: [PostgresRow]
-        do {
-            rows = try await postgres.query(Self.selectFlags(probes: probes.count), probes.flatMap(\.bindings), results: .binary)
-        } catch let error as PostgresError where error.failedInTheServer {
-            return await oneByOne(probes, alone)
+        try await runTogether(probes) { probe in
+            try await postgres.query(Self.selectFlags, probe.bindings, results: .binary)
+        } together: { probes in
+            let rows = try await postgres.query(
+                Self.selectFlags(probes: probes.count), probes.flatMap(\.bindings), results: .binary)
+            return try rows.byCall(in: "probe_index", calls: probes.count).map { .success($0) }
         }
-        return try rows.byCall(in: "probe_index", calls: probes.count).map { .success($0) }
     }
 
     /// `item_id = ANY($2)`: one index scan that probes the primary key once per id. A join
@@ -48,13 +46,9 @@ extension ContentStore {
     /// one; the statement's own cost (its round trip, the backend's wake-up, a snapshot and a
     /// plan's start) is paid once for them all. pgbench, 50 ids, prepared, on 2 cores: Postgres
     /// 86–109 µs a query alone, 52–70 in statements of four.
-    static func selectFlags(probes count: Int) -> String {
-        if count <= batchedSelectFlags.count + 1, count > 1 { return batchedSelectFlags[count - 2] }
-        return flagsStatement(probes: count)
-    }
+    static func selectFlags(probes count: Int) -> String { foldedSelectFlags[count] }
 
-    /// `selectFlags(probes:)` for 2 to `stateLineCallsPerStatement` probes, written once.
-    private static let batchedSelectFlags = (2...stateLineCallsPerStatement).map(flagsStatement(probes:))
+    private static let foldedSelectFlags = FoldedStatements(upTo: stateLineCallsPerStatement, flagsStatement(probes:))
 
     private static func flagsStatement(probes count: Int) -> String {
         (1...count).map { flagsPart(user: "$\(2 * $0 - 1)", ids: "$\(2 * $0)", probe: $0) }.joined(separator: "\nUNION ALL\n")

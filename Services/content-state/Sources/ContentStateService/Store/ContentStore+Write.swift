@@ -22,11 +22,6 @@ struct UserWrites: Sendable {
     var writes: [PendingWrite]
 }
 
-/// The key of the cross-user write line: one line for every user.
-enum EveryUser: Hashable, Sendable {
-    case all
-}
-
 extension ContentStore {
     /// Applies `transition` to each item of one user with one statement, `content.write_batch`
     /// (migration 3), alone or with the user's writes that waited in `writeLine` with it, and

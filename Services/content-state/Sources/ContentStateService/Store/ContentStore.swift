@@ -24,7 +24,7 @@ struct ContentStore: Sendable {
     /// behind them (up to 16, 500 items) run together as one (`content.write_users`), each
     /// user's writes as its own call of `write_batch` inside it. Four, so that a busy user's two
     /// statements (one of them waiting in Postgres for the user's lock) leave two for the others.
-    let usersWriteLine = StatementLine<EveryUser, UserWrites, [Result<WriteOutcome, any Error>]>(
+    let usersWriteLine = StatementLine<AllCalls, UserWrites, [Result<WriteOutcome, any Error>]>(
         statementsAtOnce: 4, entries: { $0.writes.reduce(0) { $0 + $1.items.count } })
     /// The page reads of every user in this replica (favorites, read and unliked lists, the
     /// changes feed), by statement: two of a kind at once, the reads of that kind that wait
@@ -34,7 +34,7 @@ struct ContentStore: Sendable {
     /// The state queries of every user in this replica: two statements at once, the queries
     /// that wait behind them run together as one (`flags(user:of:)`, up to 8 queries and 500
     /// ids). A query that finds a place free runs alone, at once.
-    let stateLine = StatementLine<EveryUser, StateProbe, [PostgresRow]>(
+    let stateLine = StatementLine<AllCalls, StateProbe, [PostgresRow]>(
         statementsAtOnce: 2, callsPerStatement: stateLineCallsPerStatement, entries: { $0.ids.count })
 }
 

@@ -22,7 +22,7 @@ struct RefreshRotation: Sendable {
     let logger: Logger
     /// The rotations of this replica: two statements at once, the rotations that wait behind
     /// them run together as one (`rotation(count:)`, up to 8): one round trip, one commit.
-    let rotations = StatementLine<Rotations, PendingRotation, Bool>(
+    let rotations = StatementLine<AllCalls, PendingRotation, Bool>(
         statementsAtOnce: 2, callsPerStatement: RefreshRotation.rotationsPerStatement)
     /// The most rotations `rotations` puts in one statement.
     static let rotationsPerStatement = 8
@@ -139,16 +139,13 @@ struct RefreshRotation: Sendable {
     /// rotated. When the statement fails (a deadlock with another replica's, say), nothing of it
     /// stays and each rotation runs alone, so that only a rotation that fails alone fails.
     func run(_ rotations: [PendingRotation]) async throws -> [Result<Bool, any Error>] {
-        let alone = { (rotation: PendingRotation) in !(try await self.postgres.query(Self.rotation, rotation.bindings)).isEmpty }
-        if rotations.count == 1 { return [.success(try await alone(rotations[0]))] }
-        let rows: [PostgresRow]
-        do {
-            rows = try await self.postgres.query(Self.rotation(count: rotations.count), rotations.flatMap(\.bindings))
-        } catch let error as PostgresError where error.failedInTheServer {
-            return await oneByOne(rotations, alone)
+        try await runTogether(rotations) { rotation in
+            !(try await self.postgres.query(Self.rotation, rotation.bindings)).isEmpty
+        } together: { rotations in
+            let rows = try await self.postgres.query(Self.rotation(count: rotations.count), rotations.flatMap(\.bindings))
+            // A rotation that took place gives one row; one that found nothing to rotate, none.
+            return try rows.byCall(in: "rotation_index", calls: rotations.count).map { .success(!$0.isEmpty) }
         }
-        // A rotation that took place gives one row; one that found nothing to rotate, none.
-        return try rows.byCall(in: "rotation_index", calls: rotations.count).map { .success(!$0.isEmpty) }
     }
 
     /// The rotation's statement: $1 the presented token's hash, $2 now, $3 the sealed successor
@@ -159,7 +156,7 @@ struct RefreshRotation: Sendable {
     /// session's index like the key once most sessions held one token (the statistics of a
     /// busy sign-in day), and then read every token a long-lived session was ever given (5 ms
     /// for a session refreshed 1,800 times, where the key takes 0.05).
-    static let rotation = rotationStatement(count: 1)
+    static var rotation: String { foldedRotations[1] }
 
     /// `count` rotations as one statement: the three steps once per rotation, rotation n's
     /// parameters as `$5n-4` ... `$5n` (`rotation`'s `$1` ... `$5`), and one row
@@ -168,13 +165,9 @@ struct RefreshRotation: Sendable {
     /// are paid once for them all. A token presented twice in one statement is rotated by one
     /// of them (Postgres applies one update of a row per statement); the other finds nothing to
     /// rotate and reads the result, as it would after losing to a concurrent caller.
-    static func rotation(count: Int) -> String {
-        if count > 1, count <= batchedRotations.count + 1 { return batchedRotations[count - 2] }
-        return rotationStatement(count: count)
-    }
+    static func rotation(count: Int) -> String { foldedRotations[count] }
 
-    /// `rotation(count:)` for 2 to `rotationsPerStatement` rotations, written once.
-    private static let batchedRotations = (2...rotationsPerStatement).map(rotationStatement(count:))
+    private static let foldedRotations = FoldedStatements(upTo: rotationsPerStatement, rotationStatement(count:))
 
     private static func rotationStatement(count: Int) -> String {
         let steps = (1...count).map { n in
@@ -207,9 +200,4 @@ struct RefreshRotation: Sendable {
 /// parameters.
 struct PendingRotation: Sendable {
     var bindings: [PostgresValue]
-}
-
-/// The key of the rotation line: one line for every rotation of the replica.
-enum Rotations: Hashable, Sendable {
-    case all
 }

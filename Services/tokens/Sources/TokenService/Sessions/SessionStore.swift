@@ -3,29 +3,16 @@ import Foundation
 import ServiceProtocol
 import Postgres
 
-/// Sessions in Postgres: creating one with its first refresh token, listing, and marking
-/// sessions revoked. Refresh rotation has its own SQL in `RefreshRotation`.
+/// Sessions in Postgres: creating one with its first refresh token (SessionStore+Creation),
+/// listing, and marking sessions revoked. Refresh rotation has its own SQL in `RefreshRotation`.
 struct SessionStore: Sendable {
     let postgres: PostgresClient
-
-    /// Creates the session and its generation-0 refresh token in one statement.
-    func create(
-        sessionID: UUID, userID: UUID, isAdmin: Bool, deviceName: String?, refreshTokenHash: [UInt8],
-        now: Date, expiresAt: Date
-    ) async throws {
-        try await self.postgres.execute(
-            """
-            WITH session AS (
-                INSERT INTO tokens.sessions (id, user_id, is_admin, device_name, created_at, last_used_at, expires_at)
-                VALUES ($1, $2, $3, $4, $5, $5, $6)
-                RETURNING id
-            )
-            INSERT INTO tokens.refresh_tokens (hash, session_id, generation, issued_at)
-            SELECT $7, id, 0, $5 FROM session
-            """,
-            [.uuid(sessionID), .uuid(userID), .bool(isAdmin), PostgresValue(deviceName), .timestamp(now), .timestamp(expiresAt),
-             .bytea(refreshTokenHash)])
-    }
+    /// The sessions this replica creates: two statements at once, the creations that wait
+    /// behind them go together as one (`creation(count:)`, up to 8): one round trip, one commit.
+    let creations = StatementLine<AllCalls, NewSession, Void>(
+        statementsAtOnce: 2, callsPerStatement: SessionStore.creationsPerStatement)
+    /// The most creations `creations` puts in one statement.
+    static let creationsPerStatement = 8
 
     /// The user's sessions that are neither revoked nor expired, most recently used first.
     func list(userID: UUID, now: Date) async throws -> [SessionSummary] {

@@ -1,0 +1,66 @@
+import Foundation
+import Postgres
+
+/// A session waiting in `SessionStore.creations`: `SessionStore.creation`'s seven parameters.
+struct NewSession: Sendable {
+    var bindings: [PostgresValue]
+}
+
+extension SessionStore {
+    /// Creates the session and its generation-0 refresh token in one statement, alone or with
+    /// the creations that waited in `creations` with it.
+    func create(
+        sessionID: UUID, userID: UUID, isAdmin: Bool, deviceName: String?, refreshTokenHash: [UInt8],
+        now: Date, expiresAt: Date
+    ) async throws {
+        let session = NewSession(bindings: [
+            .uuid(sessionID), .uuid(userID), .bool(isAdmin), PostgresValue(deviceName), .timestamp(now), .timestamp(expiresAt),
+            .bytea(refreshTokenHash),
+        ])
+        try await self.creations.run(session, for: .all) { try await self.run($0) }
+    }
+
+    /// `sessions` as one statement (`creation(count:)`). When the statement fails, nothing of it
+    /// stays and each creation runs alone, so that only a creation that fails alone fails.
+    func run(_ sessions: [NewSession]) async throws -> [Result<Void, any Error>] {
+        try await runTogether(sessions) { session in
+            _ = try await self.postgres.execute(Self.creation, session.bindings)
+        } together: { sessions in
+            let rows = try await self.postgres.query(Self.creation(count: sessions.count), sessions.flatMap(\.bindings))
+            // Each creation gives its one row: the statement either made them all or failed.
+            return try rows.byCall(in: "creation_index", calls: sessions.count).map { rows in
+                rows.count == 1 ? .success(()) : .failure(PostgresError.decoding(column: "creation_index", message: "no session made"))
+            }
+        }
+    }
+
+    /// The creation's statement: $1 the session's id, $2 its user, $3 whether an admin, $4 the
+    /// device's name, $5 now, $6 when it ends, $7 the first refresh token's hash.
+    static var creation: String { foldedCreations[1] }
+
+    /// `count` creations as one statement, creation n's parameters as `$7n-6` ... `$7n`
+    /// (`creation`'s `$1` ... `$7`), one row (`creation_index`, 1-based) for each. The
+    /// statement's round trip and commit are paid once for them all.
+    static func creation(count: Int) -> String { foldedCreations[count] }
+
+    private static let foldedCreations = FoldedStatements(upTo: creationsPerStatement, creationStatement(count:))
+
+    private static func creationStatement(count: Int) -> String {
+        let steps = (1...count).map { n in
+            let p = { (index: Int) in "$\(7 * (n - 1) + index)" }
+            return """
+                session\(n) AS (
+                    INSERT INTO tokens.sessions (id, user_id, is_admin, device_name, created_at, last_used_at, expires_at)
+                    VALUES (\(p(1)), \(p(2)), \(p(3)), \(p(4)), \(p(5)), \(p(5)), \(p(6)))
+                    RETURNING id
+                ), token\(n) AS (
+                    INSERT INTO tokens.refresh_tokens (hash, session_id, generation, issued_at)
+                    SELECT \(p(7)), id, 0, \(p(5)) FROM session\(n)
+                    RETURNING session_id
+                )
+                """
+        }
+        let results = (1...count).map { "SELECT \($0) AS creation_index FROM token\($0)" }
+        return "WITH " + steps.joined(separator: ", ") + "\n" + results.joined(separator: "\nUNION ALL\n")
+    }
+}
