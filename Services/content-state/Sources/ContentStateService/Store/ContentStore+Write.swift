@@ -43,29 +43,26 @@ extension ContentStore {
     /// server (a write over the favorites limit, say) each call runs as a statement of its own,
     /// so that only what fails alone fails.
     private func write(_ calls: [UserWrites]) async throws -> [Result<[Result<WriteOutcome, any Error>], any Error>] {
-        if calls.count == 1 {
-            return [.success(try await self.write(user: calls[0].user, calls[0].writes))]
-        }
-        let arguments: [PostgresValue] = [
-            .text(postgresArray(calls.map { $0.user.lowercasedText })),
-            .text(postgresArray(calls.map { String($0.writes.count) })),
-        ] + Self.writeArrays(calls.flatMap(\.writes)) + [.int(configuration.maxFavoritesPerUser)]
-        let rows: [PostgresRow]
-        do {
-            rows = try await postgres.query(Self.writeUsers, arguments)
-        } catch let error as PostgresError where error.failedInTheServer {
-            return await oneByOne(calls) { try await self.write(user: $0.user, $0.writes) }
-        }
-        var outcomes = calls.map { Array(repeating: WriteOutcome(states: [:], changed: 0), count: $0.writes.count) }
-        for row in rows {
-            let call = try row.decode("user_index", as: Int.self) - 1
-            let write = try row.decode("write_index", as: Int.self) - 1
-            guard outcomes.indices.contains(call), outcomes[call].indices.contains(write) else {
-                throw PostgresError.decoding(column: "write_index", message: "no write \(write + 1) of call \(call + 1) in this statement")
+        try await runTogether(calls) { call in
+            try await self.write(user: call.user, call.writes)
+        } together: { calls in
+            let arguments: [PostgresValue] = [
+                .text(postgresArray(calls.map { $0.user.lowercasedText })),
+                .text(postgresArray(calls.map { String($0.writes.count) })),
+            ] + Self.writeArrays(calls.flatMap(\.writes)) + [.int(configuration.maxFavoritesPerUser)]
+            let rows = try await postgres.query(Self.writeUsers, arguments)
+            var outcomes = calls.map { Array(repeating: WriteOutcome(states: [:], changed: 0), count: $0.writes.count) }
+            for row in rows {
+                let call = try row.decode("user_index", as: Int.self) - 1
+                let write = try row.decode("write_index", as: Int.self) - 1
+                guard outcomes.indices.contains(call), outcomes[call].indices.contains(write) else {
+                    throw PostgresError.decoding(
+                        column: "write_index", message: "no write \(write + 1) of call \(call + 1) in this statement")
+                }
+                try outcomes[call][write].add(row)
             }
-            try outcomes[call][write].add(row)
+            return outcomes.map { .success($0.map { .success($0) }) }
         }
-        return outcomes.map { .success($0.map { .success($0) }) }
     }
 
     /// `writes` of one user in order, as one statement; each answered on its own. When one of
