@@ -91,7 +91,7 @@ let package = Package(
             name: "latchkey-services",
             dependencies: ["ServiceLaunch", "ServiceKit", "Gateway", "IdentityService", "TokenService", "ContentStateService"],
             path: "Services/latchkey-services/Sources/latchkey-services"),
-        .target(name: "IdentityAPI", dependencies: ["ServiceProtocol", "TextCoding"], path: "Services/identity/Sources/IdentityAPI"),
+        .target(name: "IdentityAPI", dependencies: ["ServiceProtocol", "TextCoding", "CompactJSON"], path: "Services/identity/Sources/IdentityAPI"),
         .target(
             name: "IdentityService",
             dependencies: [
@@ -159,7 +159,7 @@ let package = Package(
         // libFuzzer (--sanitize fuzzer --sanitize address, -DFUZZING), an ordinary build replays saved inputs.
         .target(
             name: "FuzzTargets",
-            dependencies: ["ServiceProtocol", "CompactJSON", "Gateway", "TokensAPI", "TextCoding", crypto, cryptoExtras, nio],
+            dependencies: ["ServiceProtocol", "CompactJSON", "Gateway", "IdentityAPI", "TokensAPI", "ContentStateAPI", "TextCoding", crypto, cryptoExtras, nio],
             path: "Tools/fuzz/Sources/FuzzTargets"),
         .executableTarget(name: "latchkey-fuzz", dependencies: ["FuzzTargets"], path: "Tools/fuzz/Sources/latchkey-fuzz"),
 
@@ -227,7 +227,7 @@ let package = Package(
         .testTarget(
             name: "IdentityServiceTests",
             dependencies: [
-                "IdentityService", "IdentityAPI", "MockIdentityProvider", "Postgres", "Redis", "ServiceKit", "ServiceProtocol", "CompactJSON",
+                "IdentityService", "IdentityAPI", "MockIdentityProvider", "Postgres", "Redis", "ServiceKit", "ServiceProtocol", "CompactJSON", "TextCoding",
                 "TestSupport", jwt, crypto, logging,
             ]),
         .testTarget(

@@ -56,6 +56,19 @@ public struct CompactJSONParser {
         return try self.string()
     }
 
+    /// A string, or nil for `null`: an optional member as `decodeIfPresent` reads it.
+    public mutating func readStringOrNull() throws -> String? {
+        try self.readNull() ? nil : self.readString()
+    }
+
+    /// True, past it, when the value ahead is `null`; false, the parser where it was, otherwise.
+    public mutating func readNull() throws -> Bool {
+        self.skipWhitespace()
+        guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: "n") else { return false }
+        try self.literal("null")
+        return true
+    }
+
     /// An array of strings.
     public mutating func readStringArray() throws -> [String] {
         self.skipWhitespace()

@@ -13,6 +13,16 @@ public enum RFC3339Milliseconds {
         }
     }
 
+    /// Writes `format(milliseconds)` as a JSON string (in quotes) to `json`, without a `String`.
+    public static func writeQuoted(_ milliseconds: Int64, to json: inout JSONBytes) {
+        json.write(atMost: Self.formattedCount + 2) { out in
+            out[0] = UInt8(ascii: "\"")
+            let count = Self.write(milliseconds, to: UnsafeMutableRawBufferPointer(rebasing: out[1...]))
+            out[count + 1] = UInt8(ascii: "\"")
+            return count + 2
+        }
+    }
+
     /// Writes what `format` returns into the first `formattedCount` bytes of `out`, without a
     /// `String` in between (a page of results holds hundreds of times); returns the count.
     public static func write(_ milliseconds: Int64, to out: UnsafeMutableRawBufferPointer) -> Int {

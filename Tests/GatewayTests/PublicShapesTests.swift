@@ -145,4 +145,27 @@ import TokensAPI
         #expect(error.message == "Invalid type for nonce")
         #expect(throws: APIError.self) { try AuthRoutes.credential(provider: .google, body: ["nonce": "n"]) }
     }
+
+    /// A body of strings (the usual one) is taken as it is, to the credential that decoding the
+    /// provider's members gives; any other member type is left to decoding.
+    @Test func credentialsOfStringsAreTheDecodedOnes() throws {
+        let every: JSONObject = [
+            "identity_token": "it", "id_token": "idt", "access_token": "at", "nonce": "n/1", "full_name": " Ann Lee ",
+            "email": "a@example.com", "authorization_code": "c", "device_name": "phone", "other": .int(1),
+        ]
+        let bodies: [JSONObject] = [
+            every, ["identity_token": "it"], ["id_token": "idt"], ["access_token": "at", "nonce": ""],
+            ["identity_token": "it", "access_token": "at", "full_name": "F"],
+        ]
+        for provider in IdentityProvider.allCases {
+            for body in bodies {
+                let text = try #require(AuthRoutes.textCredential(provider: provider, body: body))
+                #expect(text == (try AuthRoutes.decodedCredential(provider: provider, body: body)), "\(provider) \(body)")
+            }
+        }
+        #expect(AuthRoutes.textCredential(provider: .apple, body: ["identity_token": "t", "email": .null]) == nil)
+        #expect(AuthRoutes.textCredential(provider: .google, body: ["id_token": "t", "nonce": .int(1)]) == nil)
+        // A member of the other provider is not looked at.
+        #expect(AuthRoutes.textCredential(provider: .google, body: ["id_token": "t", "full_name": .object([:])])?.fullName == nil)
+    }
 }

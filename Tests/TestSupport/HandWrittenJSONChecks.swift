@@ -33,3 +33,19 @@ public func readWhole<T: CompactJSONReadable>(_ type: T.Type, _ bytes: [UInt8]) 
         return value
     }
 }
+
+/// The bytes the compact encoder writes for `value` through its `Encodable` conformance,
+/// even where the type writes itself (`CompactJSONWritable`): what a hand-written writer must
+/// match.
+public func bytesThroughEncodable<T: Encodable>(_ value: T, escapingSlashes: Bool) throws -> [UInt8] {
+    try CompactJSONEncoder.encode(ThroughEncodable(value: value), escapingSlashes: escapingSlashes)
+}
+
+/// A value that encodes as `value` does, without being `CompactJSONWritable` itself.
+private struct ThroughEncodable<Value: Encodable>: Encodable {
+    var value: Value
+
+    func encode(to encoder: any Encoder) throws {
+        try self.value.encode(to: encoder)
+    }
+}

@@ -62,12 +62,7 @@ public struct RawJSON: Sendable {
     /// A time as a JSON string, `"2026-11-22T03:23:59.123Z"` (`RFC3339Milliseconds`), written
     /// without a `String` in between.
     public mutating func append(rfc3339Milliseconds milliseconds: Int64) {
-        self.storage.write(atMost: RFC3339Milliseconds.formattedCount + 2) { out in
-            out[0] = UInt8(ascii: "\"")
-            let count = RFC3339Milliseconds.write(milliseconds, to: UnsafeMutableRawBufferPointer(rebasing: out[1...]))
-            out[count + 1] = UInt8(ascii: "\"")
-            return count + 2
-        }
+        RFC3339Milliseconds.writeQuoted(milliseconds, to: &self.storage)
     }
 
     /// A time as a JSON string, or `null` for nil.

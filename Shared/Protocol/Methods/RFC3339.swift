@@ -7,12 +7,28 @@ public enum RFC3339 {
     /// Milliseconds are kept, finer digits dropped (rounded to the microsecond first, so that a
     /// time read from this form is written back exactly).
     public static func format(_ date: Date) -> String {
-        let microseconds = (date.timeIntervalSince1970 * 1_000_000).rounded()
-        guard let exact = Int64(exactly: microseconds) else {
+        guard let milliseconds = Self.milliseconds(date) else {
             return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
         }
-        let milliseconds = exact >= 0 ? exact / 1000 : (exact - 999) / 1000
         return RFC3339Milliseconds.format(milliseconds)
+    }
+
+    /// `format(date)` as a JSON string, written in place where it can be (a hand-written
+    /// message's times).
+    public static func writeJSON(_ date: Date, to json: inout JSONBytes) {
+        guard let milliseconds = Self.milliseconds(date) else {
+            JSONString.write(Self.format(date), to: &json)
+            return
+        }
+        RFC3339Milliseconds.writeQuoted(milliseconds, to: &json)
+    }
+
+    /// The whole milliseconds `format` writes (the time rounded to the microsecond, then
+    /// floored); nil beyond `Int64`'s microseconds.
+    private static func milliseconds(_ date: Date) -> Int64? {
+        let microseconds = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        guard let exact = Int64(exactly: microseconds) else { return nil }
+        return exact >= 0 ? exact / 1000 : (exact - 999) / 1000
     }
 
     /// `…Z` times by integer arithmetic; any other offset through Foundation.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// `tokens.issue` parameters: a new session for a user who just signed in.
-public struct IssueParams: Codable, Sendable {
+public struct IssueParams: Codable, Sendable, Equatable {
     public var userID: UUID
     public var isAdmin: Bool?
     public var deviceName: String?

@@ -121,20 +121,50 @@ struct AuthRoutes: Sendable {
     /// The provider credential identity expects, from a sign-in or link body, read by
     /// `ProviderCredential`'s own rules (e.g. `full_name` as a string or Apple's components).
     static func credential(provider: IdentityProvider, body: JSONObject) throws -> ProviderCredential {
-        var credential: JSONObject = ["provider": .string(provider.rawValue)]
         switch provider {
         case .apple:
             guard body["identity_token"]?.stringValue?.isEmpty == false else {
                 throw APIError.badRequest("identity_token is required")
             }
-            credential.copy(["identity_token", "authorization_code", "nonce", "full_name", "email"], from: body)
         case .google:
             guard body["id_token"]?.stringValue?.isEmpty == false || body["access_token"]?.stringValue?.isEmpty == false else {
                 throw APIError.badRequest("id_token or access_token is required")
             }
-            credential.copy(["id_token", "access_token", "nonce", "email"], from: body)
         }
+        return try Self.textCredential(provider: provider, body: body) ?? Self.decodedCredential(provider: provider, body: body)
+    }
+
+    /// The credential of a body whose members are all strings (the usual one), taken as they
+    /// are; nil when any is something else. The same value `decodedCredential` reads.
+    static func textCredential(provider: IdentityProvider, body: JSONObject) -> ProviderCredential? {
+        guard Self.members(of: provider).allSatisfy({ body[$0] == nil || body[$0]?.stringValue != nil }) else { return nil }
+        let text = { (member: String) in body[member]?.stringValue }
+        switch provider {
+        case .apple:
+            return ProviderCredential(
+                provider: .apple, identityToken: text("identity_token"), nonce: text("nonce"), fullName: text("full_name"),
+                email: text("email"), authorizationCode: text("authorization_code"))
+        case .google:
+            return ProviderCredential(
+                provider: .google, identityToken: text("id_token"), accessToken: text("access_token"), nonce: text("nonce"),
+                email: text("email"))
+        }
+    }
+
+    /// The credential as `ProviderCredential` decodes the provider's members of the body; a
+    /// member it cannot read is `bad_request` naming it.
+    static func decodedCredential(provider: IdentityProvider, body: JSONObject) throws -> ProviderCredential {
+        var credential: JSONObject = ["provider": .string(provider.rawValue)]
+        credential.copy(Self.members(of: provider), from: body)
         return try credential.decode(as: ProviderCredential.self)
+    }
+
+    /// The body members a provider's credential is made of.
+    private static func members(of provider: IdentityProvider) -> [String] {
+        switch provider {
+        case .apple: ["identity_token", "authorization_code", "nonce", "full_name", "email"]
+        case .google: ["id_token", "access_token", "nonce", "email"]
+        }
     }
 
     /// `apple` or `google` from the path; anything else is not a route.
