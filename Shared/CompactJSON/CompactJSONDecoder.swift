@@ -21,7 +21,7 @@ public enum CompactJSONDecoder {
     }
 
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer, dates: Dates = .unsupported) throws -> T {
-        if let readable = type as? any CompactJSONReadable.Type, let value = Self.read(readable, from: bytes) as? T {
+        if let readable = type as? any CompactJSONReadable.Type, let value = (try? Self.readWhole(readable, from: bytes)) as? T {
             return value
         }
         var parser = CompactJSONParser(bytes)
@@ -29,10 +29,12 @@ public enum CompactJSONDecoder {
         return try CompactDecoding.value(root, as: T.self, codingPath: [], dates: dates)
     }
 
-    /// The value a type read from the whole document itself; nil when it did not.
-    private static func read(_ type: any CompactJSONReadable.Type, from bytes: UnsafeRawBufferPointer) -> (any CompactJSONReadable)? {
+    /// The value `type`'s own reader (`CompactJSONReadable`) reads from the whole document: it
+    /// throws where the reader refuses, or where anything but whitespace follows what it read.
+    public static func readWhole<T: CompactJSONReadable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
         var parser = CompactJSONParser(bytes)
-        guard let value = try? type.init(reading: &parser), (try? parser.readEnd()) != nil else { return nil }
+        let value = try T(reading: &parser)
+        try parser.readEnd()
         return value
     }
 

@@ -102,6 +102,12 @@ extension JSONBytes: JSONByteSink {
         self.didWrite(bytes.count)
     }
 
+    /// `true` or `false`.
+    @inlinable @inline(__always)
+    public mutating func write(bool: Bool) {
+        if bool { self.write("true") } else { self.write("false") }
+    }
+
     @inlinable @inline(__always)
     public mutating func write(byte: UInt8) {
         self.reserve(1).initialize(to: byte)

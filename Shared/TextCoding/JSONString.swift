@@ -45,6 +45,13 @@ public enum JSONString {
         sink.write("\"")
     }
 
+    /// `text` as `write` writes it, or `null` for nil: an optional member as `Encodable`
+    /// writes it with `encode` (not `encodeIfPresent`).
+    @inlinable
+    public static func writeOrNull<Sink: JSONByteSink>(_ text: String?, escapingSlashes: Bool = false, to sink: inout Sink) {
+        if let text { self.write(text, escapingSlashes: escapingSlashes, to: &sink) } else { sink.write("null") }
+    }
+
     @inlinable
     static func writeEscaped<Sink: JSONByteSink>(_ byte: UInt8, escapingSlashes: Bool, to sink: inout Sink) {
         switch byte {

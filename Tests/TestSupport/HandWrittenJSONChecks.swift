@@ -26,12 +26,7 @@ public func expectReadAsJSONDecoderReads<T: Decodable & Equatable>(
 /// `bytes` read by `T`'s own reader (`CompactJSONReadable`) as the whole document: it throws
 /// where the reader refuses, or where anything but whitespace follows what it read.
 public func readWhole<T: CompactJSONReadable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
-    try bytes.withUnsafeBytes { buffer in
-        var parser = CompactJSONParser(buffer)
-        let value = try T(reading: &parser)
-        try parser.readEnd()
-        return value
-    }
+    try bytes.withUnsafeBytes { try CompactJSONDecoder.readWhole(T.self, from: $0) }
 }
 
 /// The bytes the compact encoder writes for `value` through its `Encodable` conformance,

@@ -77,6 +77,6 @@ public struct RawJSON: Sendable {
 
     @inlinable
     public mutating func append(bool: Bool) {
-        if bool { self.storage.write("true") } else { self.storage.write("false") }
+        self.storage.write(bool: bool)
     }
 }

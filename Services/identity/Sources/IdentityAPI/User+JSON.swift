@@ -56,15 +56,15 @@ extension User: CompactJSONReadable, CompactJSONWritable {
         json.write(#"{"id":"#)
         JSONString.write(self.id.lowercasedText, escapingSlashes: escapingSlashes, to: &json)
         json.write(#","email":"#)
-        Self.write(self.email, escapingSlashes: escapingSlashes, to: &json)
+        JSONString.writeOrNull(self.email, escapingSlashes: escapingSlashes, to: &json)
         json.write(#","email_verified":"#)
-        Self.write(self.emailVerified, to: &json)
+        json.write(bool: self.emailVerified)
         json.write(#","display_name":"#)
-        Self.write(self.displayName, escapingSlashes: escapingSlashes, to: &json)
+        JSONString.writeOrNull(self.displayName, escapingSlashes: escapingSlashes, to: &json)
         json.write(#","is_admin":"#)
-        Self.write(self.isAdmin, to: &json)
+        json.write(bool: self.isAdmin)
         json.write(#","is_active":"#)
-        Self.write(self.isActive, to: &json)
+        json.write(bool: self.isActive)
         json.write(#","providers":["#)
         for (index, provider) in self.providers.enumerated() {
             if index > 0 { json.write(",") }
@@ -84,14 +84,6 @@ extension User: CompactJSONReadable, CompactJSONWritable {
         }
         json.write("}")
     }
-
-    static func write(_ text: String?, escapingSlashes: Bool, to json: inout JSONBytes) {
-        if let text { JSONString.write(text, escapingSlashes: escapingSlashes, to: &json) } else { json.write("null") }
-    }
-
-    static func write(_ flag: Bool, to json: inout JSONBytes) {
-        if flag { json.write("true") } else { json.write("false") }
-    }
 }
 
 extension LinkedIdentity: CompactJSONWritable {
@@ -102,13 +94,13 @@ extension LinkedIdentity: CompactJSONWritable {
         json.write(#","subject":"#)
         JSONString.write(self.subject, escapingSlashes: escapingSlashes, to: &json)
         json.write(#","email":"#)
-        User.write(self.email, escapingSlashes: escapingSlashes, to: &json)
+        JSONString.writeOrNull(self.email, escapingSlashes: escapingSlashes, to: &json)
         json.write(#","email_verified":"#)
-        User.write(self.emailVerified, to: &json)
+        json.write(bool: self.emailVerified)
         json.write(#","is_private_email":"#)
-        User.write(self.isPrivateEmail, to: &json)
+        json.write(bool: self.isPrivateEmail)
         json.write(#","email_forwarding":"#)
-        User.write(self.emailForwarding, to: &json)
+        json.write(bool: self.emailForwarding)
         json.write(#","created_at":"#)
         RFC3339.writeJSON(self.createdAt, to: &json)
         json.write(#","last_sign_in_at":"#)
@@ -137,7 +129,7 @@ extension SignInResult: CompactJSONReadable, CompactJSONWritable {
         json.write(#"{"user":"#)
         self.user.write(to: &json, escapingSlashes: escapingSlashes)
         json.write(#","is_new_user":"#)
-        User.write(self.isNewUser, to: &json)
+        json.write(bool: self.isNewUser)
         json.write("}")
     }
 }

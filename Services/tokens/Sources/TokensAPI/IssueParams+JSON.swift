@@ -28,7 +28,8 @@ extension IssueParams: CompactJSONReadable, CompactJSONWritable {
         json.write(#"{"user_id":"#)
         self.userID.appendUppercaseJSONString(to: &json)
         if let isAdmin = self.isAdmin {
-            json.write(isAdmin ? #","is_admin":true"# : #","is_admin":false"#)
+            json.write(#","is_admin":"#)
+            json.write(bool: isAdmin)
         }
         if let deviceName = self.deviceName {
             json.write(#","device_name":"#)

@@ -51,27 +51,24 @@ enum JSONDecoderFuzzing {
     /// What a type's own reader reads from the whole document, Foundation reads too, to the
     /// same value.
     static func compareReader<T: CompactJSONReadable & Equatable>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer) {
-        var parser = CompactJSONParser(bytes)
-        guard let read = try? T(reading: &parser), (try? parser.readEnd()) != nil else { return }
-        let reference: T
-        do {
-            reference = try JSONDecoder().decode(T.self, from: Data(bytes))
-        } catch {
-            FuzzCheck.require(false, "\(T.self)'s reader read a document Foundation refuses: \(error)")
-            return
-        }
-        FuzzCheck.require(read == reference, "\(T.self): its reader \(read), Foundation \(reference)")
+        guard let read = try? CompactJSONDecoder.readWhole(T.self, from: bytes) else { return }
+        Self.expectFoundationReads(read, from: bytes, reader: "\(T.self)'s reader")
     }
 
     static func compare<T: Decodable & Equatable>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer) {
         guard let fast = try? CompactJSONDecoder.decode(T.self, from: bytes) else { return }
+        Self.expectFoundationReads(fast, from: bytes, reader: "the compact decoder")
+    }
+
+    /// Foundation reads `bytes` as `T`, to `value`, which `reader` read from them.
+    private static func expectFoundationReads<T: Decodable & Equatable>(_ value: T, from bytes: UnsafeRawBufferPointer, reader: String) {
         let reference: T
         do {
             reference = try JSONDecoder().decode(T.self, from: Data(bytes))
         } catch {
-            FuzzCheck.require(false, "the compact decoder read \(T.self) from a document Foundation refuses: \(error)")
+            FuzzCheck.require(false, "\(reader) read \(T.self) from a document Foundation refuses: \(error)")
             return
         }
-        FuzzCheck.require(fast == reference, "\(T.self): compact \(fast), Foundation \(reference)")
+        FuzzCheck.require(value == reference, "\(T.self): \(reader) \(value), Foundation \(reference)")
     }
 }
