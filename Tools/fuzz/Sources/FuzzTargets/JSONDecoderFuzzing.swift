@@ -8,8 +8,8 @@ import TokensAPI
 /// `JSONDecoder` only when it refuses. Property (differential): whatever the compact decoder
 /// accepts, Foundation decodes to the same value; so the fast path never reads a document
 /// differently from the reference one. The same for the messages that read themselves
-/// (`CompactJSONReadable`: a sign-in's, a refresh's, a state query's), whose readers the
-/// decoder asks before anything else.
+/// (`CompactJSONReadable`: a sign-in's, a refresh's, a state query's, a signed token's
+/// header), whose readers the decoder asks before anything else.
 enum JSONDecoderFuzzing {
     /// The shapes the API's messages are made of: text, integers of several widths, floating
     /// point, booleans, optionals, arrays, dictionaries and nesting.
@@ -46,6 +46,7 @@ enum JSONDecoderFuzzing {
         Self.compareReader(TokenPair.self, bytes)
         Self.compareReader(RefreshParams.self, bytes)
         Self.compareReader(StateQueryParams.self, bytes)
+        Self.compareReader(JWSHeader.self, bytes)
     }
 
     /// What a type's own reader reads from the whole document, Foundation reads too, to the

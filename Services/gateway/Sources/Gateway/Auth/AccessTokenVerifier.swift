@@ -1,3 +1,4 @@
+import CompactJSON
 import Foundation
 import JWTKit
 import Logging
@@ -152,14 +153,11 @@ actor SigningKeyCache {
     /// The `kid` of a JWT's header, without verifying anything.
     static func keyID(of token: String) -> String? {
         guard let end = token.firstIndex(of: "."), token.distance(from: token.startIndex, to: end) <= 1024 else { return nil }
+        if let plain = JWSHeader(plainHeaderOf: token) { return plain.kid }
         guard let bytes = Base64URL.decode(String(token[..<end])),
-            let header = try? JSONDecoder().decode(Header.self, from: Data(bytes))
+            let header = try? JSONDecoder().decode(JWSHeader.self, from: Data(bytes))
         else { return nil }
         return header.kid
-    }
-
-    private struct Header: Decodable {
-        var kid: String?
     }
 
     private func current() async throws -> JWTKeyCollection {

@@ -37,7 +37,8 @@ struct GoogleClaims: JWTIdentityToken {
 }
 
 /// Decodes any payload without checking anything; used only to read the header's `kid`
-/// and `alg` through JWTKit's parser before the real verification.
+/// and `alg` through JWTKit's parser before the real verification, when the header is not in
+/// the plain spelling `JWSHeader` reads by hand.
 struct UnverifiedPayload: JWTPayload {
     init(from decoder: any Decoder) throws {}
     func encode(to encoder: any Encoder) throws {}

@@ -1,3 +1,4 @@
+import CompactJSON
 import JWTKit
 
 /// Checks a provider JWT's signature against the provider's JWKS with the algorithm pinned to
@@ -14,12 +15,7 @@ struct SignedTokenVerifier: Sendable {
             throw .invalidToken(reason: "empty or oversized token")
         }
         let bytes = Array(token.utf8)
-        let header: JWTHeader
-        do {
-            header = try CompactJWTJSONDecoder.parser.parse(bytes, as: UnverifiedPayload.self).header
-        } catch {
-            throw .invalidToken(reason: "malformed token")
-        }
+        let header = try Self.header(of: token, bytes: bytes)
         guard let kid = header.kid, let algorithm = header.alg else { throw .invalidToken(reason: "no kid or alg") }
         let key = try await self.cache.key(for: kid)
         guard algorithm == key.algorithm else { throw .invalidToken(reason: "algorithm \(algorithm) is not the key's") }
@@ -27,6 +23,19 @@ struct SignedTokenVerifier: Sendable {
             return try await key.keys.verify(bytes, as: Claims.self, expectedAudiences: self.audiences)
         } catch {
             throw .invalidToken(reason: Self.reason(error))
+        }
+    }
+
+    /// The token's `kid` and `alg`: read by hand from a header in the plain spelling (the rest
+    /// of the token is JWTKit's to read when it verifies), else through JWTKit's parser, which
+    /// reads the whole token. Both read a plain header alike: one object, each member once.
+    private static func header(of token: String, bytes: [UInt8]) throws(IdentityError) -> JWSHeader {
+        if let plain = JWSHeader(plainHeaderOf: token) { return plain }
+        do {
+            let header = try CompactJWTJSONDecoder.parser.parse(bytes, as: UnverifiedPayload.self).header
+            return JWSHeader(kid: header.kid, alg: header.alg)
+        } catch {
+            throw .invalidToken(reason: "malformed token")
         }
     }
 
