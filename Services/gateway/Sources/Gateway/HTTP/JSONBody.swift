@@ -42,7 +42,16 @@ enum JSONValue: Codable, Sendable, Equatable {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .int(let value): try container.encode(value)
-        case .double(let value): try container.encode(value)
+        case .double(let value):
+            // A whole number that `Int64` holds is written as its digits, which read back to the
+            // same value as an `int`. Written as `Double`'s shortest text (`3.99e+18`), it came
+            // back from a second reading (Foundation reads an `Int64` from that text's decimal
+            // value) as another number than the one forwarded.
+            if let integer = Int64(exactly: value) {
+                try container.encode(integer)
+            } else {
+                try container.encode(value)
+            }
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
