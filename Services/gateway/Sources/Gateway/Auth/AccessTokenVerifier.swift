@@ -150,12 +150,12 @@ actor SigningKeyCache {
 
     struct UnknownKey: Error {}
 
-    /// The `kid` of a JWT's header, without verifying anything.
+    /// The `kid` of a JWT's header, without verifying anything: read by `JWSHeader`'s own
+    /// reader, Foundation's decoder behind it (the RPC layer's coders).
     static func keyID(of token: String) -> String? {
         guard let end = token.firstIndex(of: "."), token.distance(from: token.startIndex, to: end) <= 1024 else { return nil }
-        if let plain = JWSHeader(plainHeaderOf: token) { return plain.kid }
         guard let bytes = Base64URL.decode(String(token[..<end])),
-            let header = try? JSONDecoder().decode(JWSHeader.self, from: Data(bytes))
+            let header = try? RPCJSON.decode(JWSHeader.self, from: Data(bytes))
         else { return nil }
         return header.kid
     }
