@@ -28,7 +28,7 @@ public struct JSONLogHandler: LogHandler {
     /// The line of `event` at `time`: one object, members sorted by key, then a newline.
     func line(for event: LogEvent, time: timespec = LogLine.now()) -> [UInt8] {
         var fields: [String: String] = [:]
-        for (key, value) in event.allMetadata(self.metadata, self.metadataProvider) { fields[key] = "\(value)" }
+        for (key, value) in event.sortedMetadata(self.metadata, self.metadataProvider) { fields[key] = value.text }
         fields["level"] = event.level.rawValue
         fields["label"] = self.label
         fields["message"] = "\(event.message)"
@@ -96,15 +96,11 @@ public struct TextLogHandler: LogHandler {
         line.append(UInt8(ascii: " "))
         line.append(contentsOf: self.label.utf8)
         line.append(UInt8(ascii: ":"))
-        for (key, value) in event.allMetadata(self.metadata, self.metadataProvider).sorted(by: { $0.key < $1.key }) {
+        for (key, value) in event.sortedMetadata(self.metadata, self.metadataProvider) {
             line.append(UInt8(ascii: " "))
             line.append(contentsOf: key.utf8)
             line.append(UInt8(ascii: "="))
-            if case .string(let text) = value {
-                line.append(contentsOf: text.utf8)
-            } else {
-                line.append(contentsOf: value.description.utf8)
-            }
+            line.append(contentsOf: value.text.utf8)
         }
         line.append(contentsOf: " [".utf8)
         line.append(contentsOf: event.source.utf8)
@@ -116,12 +112,27 @@ public struct TextLogHandler: LogHandler {
 }
 
 extension LogEvent {
-    /// The handler's metadata, then the provider's, then the event's own (later ones win).
-    func allMetadata(_ handler: Logger.Metadata, _ provider: Logger.MetadataProvider?) -> Logger.Metadata {
-        var merged = handler
-        if let provided = provider?.get() { merged.merge(provided) { _, new in new } }
-        if let own = self.metadata { merged.merge(own) { _, new in new } }
-        return merged
+    /// The handler's metadata, then the provider's, then the event's own (later ones win),
+    /// sorted by key. Gathered into one array rather than merged into a dictionary: a line has
+    /// a handful of keys, and the gateway writes one per request.
+    func sortedMetadata(_ handler: Logger.Metadata, _ provider: Logger.MetadataProvider?) -> [(key: String, value: Logger.MetadataValue)] {
+        let provided = provider?.get() ?? [:]
+        let own = self.metadata ?? [:]
+        var pairs: [(key: String, value: Logger.MetadataValue)] = []
+        pairs.reserveCapacity(handler.count + provided.count + own.count)
+        for (key, value) in handler where (provided.isEmpty || provided[key] == nil) && own[key] == nil { pairs.append((key, value)) }
+        for (key, value) in provided where own[key] == nil { pairs.append((key, value)) }
+        for (key, value) in own { pairs.append((key, value)) }
+        pairs.sort { $0.key < $1.key }
+        return pairs
+    }
+}
+
+extension Logger.MetadataValue {
+    /// A string as it is, anything else as `description` writes it.
+    var text: String {
+        if case .string(let text) = self { return text }
+        return self.description
     }
 }
 

@@ -109,5 +109,13 @@ import FoundationNetworking
         #expect((tooLarge as? HTTPURLResponse)?.value(forHTTPHeaderField: "X-Request-ID")?.isEmpty == false)
         process.terminate()
         #expect(await process.waitForExit(timeout: .seconds(60)) == 0)
+
+        // One line per request, naming it once: by the id the client sent, not Hummingbird's own as well.
+        let lines = process.stdout.split(separator: "\n").filter { $0.contains("request.id=trace-123") }
+        #expect(lines.count == 1, "stdout: \(process.stdout)")
+        #expect(lines.first?.contains("http.method=GET") == true)
+        #expect(lines.first?.contains("http.status=404") == true)
+        #expect(lines.first?.hasSuffix("[Gateway] request") == true)
+        #expect(!process.stdout.contains("hb.request.id"), "stdout: \(process.stdout)")
     }
 }

@@ -23,7 +23,8 @@ struct GatewayRequestContext: RequestContext, RemoteAddressRequestContext {
 
     /// The request id `RequestIDMiddleware` put in the logger, passed to every backend call.
     var requestID: String? {
-        self.logger[metadataKey: "request.id"].map { "\($0)" }
+        guard case .string(let id)? = self.logger[metadataKey: "request.id"] else { return nil }
+        return id
     }
 }
 

@@ -8,11 +8,14 @@ import ServiceProtocol
 /// Takes the client's `X-Request-ID` (when it is a sane token) or makes one, keeps it in the
 /// context logger's metadata as `request.id` (where handlers take it to pass to the backends,
 /// and error bodies to report it), and sets it on the response. Logs one line per request with its status and duration.
+/// Hummingbird's own per-request id (`hb.request.id`) is taken out of the logger: a line names
+/// its request once, by the id the client and the backends see.
 struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let requestID = request.headers[.requestID].flatMap(Self.sanitized) ?? UUID.random().lowercasedText
         var context = context
-        context.logger[metadataKey: "request.id"] = "\(requestID)"
+        context.logger[metadataKey: "hb.request.id"] = nil
+        context.logger[metadataKey: "request.id"] = .string(requestID)
         let start = ContinuousClock.now
         do {
             var response = try await next(request, context)
@@ -32,10 +35,10 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         context.logger.info(
             "request",
             metadata: [
-                "http.method": "\(request.method.rawValue)",
-                "http.path": "\(context.endpointPath ?? "unmatched")",
-                "http.status": "\(status.code)",
-                "http.duration_ms": "\(milliseconds)",
+                "http.method": .string(request.method.rawValue),
+                "http.path": .string(context.endpointPath ?? "unmatched"),
+                "http.status": .string(String(status.code)),
+                "http.duration_ms": .string(String(milliseconds)),
             ])
     }
 
