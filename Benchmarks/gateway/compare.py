@@ -1,15 +1,12 @@
 #!/usr/bin/env python3
-"""The measuring half of scripts/bench-gateway: runs the wrk scenarios against one system, or
-two side by side, and records, per scenario, wrk's rate, latencies and errors and the CPU time
-each process group spent per request; then prints the side-by-side table.
+"""The measuring half of scripts/bench-gateway: runs the wrk scenarios against one system and
+records, per scenario, wrk's rate, latencies and errors and the CPU time each process group
+spent per request; then prints the side-by-side table.
 
 usage:
-  compare.py run SYSTEM URL BENCH_DIR OUT_JSON GROUP=PID[,PID...]... [-- SYSTEM URL BENCH_DIR OUT_JSON GROUP=...]
+  compare.py run SYSTEM URL BENCH_DIR OUT_JSON GROUP=PID[,PID...]...
       SYSTEM is a label (ours, peer). Each GROUP is a set of processes with their descendants
       (e.g. gateway=123, postgres+redis=456,789); CPU is counted per group, peak RSS too.
-      With two systems, each scenario runs on both before the next starts (the first system
-      first in odd scenarios, the second in even ones), so that the two halves of a ratio are
-      measured seconds apart, not minutes: this machine's speed drifts within minutes.
   compare.py table OURS_JSON [PEER_JSON]
 
 Environment: BENCH_SECONDS (10), BENCH_CONNECTIONS (64), BENCH_CHAINS (16: connections of the
@@ -107,7 +104,7 @@ class PSSSampler:
         self.peak = max(self.peak, sum(pss_kib(pid) for pid in pids))
 
     def __enter__(self):
-        # A fresh event each time: the sampler runs once per scenario.
+        # A fresh event each time: the sampler runs in every scenario, not the first alone.
         self.stop = threading.Event()
 
         def loop():
@@ -157,27 +154,28 @@ def wrk(url, bench_dir, script, connections, seconds, threads, env, latency=True
     return out, usage.ru_utime + usage.ru_stime
 
 
-class System:
-    """One system under measurement: where it answers, its seeded data, its process groups,
-    and what was measured of it."""
-
-    def __init__(self, system, url, bench_dir, out_json, group_args):
-        self.url, self.bench_dir, self.out_json = url, bench_dir, out_json
-        self.groups = {}
-        for arg in group_args:
-            name, pids = arg.split("=", 1)
-            self.groups[name] = [int(p) for p in pids.split(",") if p]
-        self.results = {"system": system, "groups": list(self.groups), "scenarios": {}}
-        self.memory = PSSSampler({name: roots for name, roots in self.groups.items() if name != "postgres+redis"})
-
-    def measure(self, key, label, script, c, env, warm, seconds, threads):
+def run(system, url, bench_dir, out_json, group_args):
+    seconds = int(os.environ.get("BENCH_SECONDS", "10"))
+    threads = int(os.environ.get("BENCH_THREADS", "2"))
+    connections = {"c": int(os.environ.get("BENCH_CONNECTIONS", "64")), "chains": int(os.environ.get("BENCH_CHAINS", "16"))}
+    wanted = os.environ.get("BENCH_SCENARIOS")
+    groups = {}
+    for arg in group_args:
+        name, pids = arg.split("=", 1)
+        groups[name] = [int(p) for p in pids.split(",") if p]
+    results = {"system": system, "groups": list(groups), "scenarios": {}}
+    memory = PSSSampler({name: roots for name, roots in groups.items() if name != "postgres+redis"})
+    for key, label, script, conns, env, warm in SCENARIOS:
+        if wanted and key not in wanted.split(","):
+            continue
+        c = connections[conns]
         if warm:
-            wrk(self.url, self.bench_dir, script, c, 2, threads, env, latency=False)
+            wrk(url, bench_dir, script, c, 2, threads, env, latency=False)
         load = os.getloadavg()[0]
-        before_cpu, before_stat = group_cpu(self.groups), machine_stat()
-        with self.memory:
-            out, wrk_seconds = wrk(self.url, self.bench_dir, script, c, seconds, threads, env)
-        after_cpu, after_stat = group_cpu(self.groups), machine_stat()
+        before_cpu, before_stat = group_cpu(groups), machine_stat()
+        with memory:
+            out, wrk_seconds = wrk(url, bench_dir, script, c, seconds, threads, env)
+        after_cpu, after_stat = group_cpu(groups), machine_stat()
         requests = int(re.search(r"(\d+) requests in", out).group(1))
         bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
         socket = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
@@ -185,7 +183,7 @@ class System:
         total = sum(stat) or 1
         cpu = {name: ticks * TICK_US / max(requests, 1) for name, ticks in cpu_delta(before_cpu, after_cpu).items()}
         cpu["wrk"] = wrk_seconds * 1_000_000 / max(requests, 1)
-        scenario = {
+        results["scenarios"][key] = {
             "label": label, "connections": c, "requests": requests,
             "rate": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
             "p50": latency_ms(out, "50"), "p99": latency_ms(out, "99"),
@@ -193,33 +191,14 @@ class System:
             "cpu_us": cpu, "load": load,
             "idle": 100 * (stat[3] + stat[4]) / total, "steal": 100 * stat[7] / total,
         }
-        self.results["scenarios"][key] = scenario
-        print(f"{self.results['system']} {key}: {scenario['rate']:.0f}/s, p99 {scenario['p99']:.1f} ms, "
-              f"errors {scenario['errors']}, load {load:.1f}", file=sys.stderr)
-
-    def save(self):
-        # Peak RSS of the system's own processes (Postgres and Redis are shared by both systems).
-        self.results["rss_kib"] = {name: sum(peak_rss_kib(pid) for pid in tree(roots))
-                                   for name, roots in self.groups.items() if name != "postgres+redis"}
-        self.results["peak_pss_kib"] = self.memory.peak
-        with open(self.out_json, "w") as f:
-            json.dump(self.results, f, indent=1)
-
-
-def run(specs):
-    seconds = int(os.environ.get("BENCH_SECONDS", "10"))
-    threads = int(os.environ.get("BENCH_THREADS", "2"))
-    connections = {"c": int(os.environ.get("BENCH_CONNECTIONS", "64")), "chains": int(os.environ.get("BENCH_CHAINS", "16"))}
-    wanted = os.environ.get("BENCH_SCENARIOS")
-    systems = [System(*spec[:4], spec[4:]) for spec in specs]
-    chosen = [s for s in SCENARIOS if not wanted or s[0] in wanted.split(",")]
-    for index, (key, label, script, conns, env, warm) in enumerate(chosen):
-        # Who goes first alternates, so that neither system always follows the other's load
-        # (Postgres's background work after a write-heavy scenario, say).
-        for system in (systems if index % 2 == 0 else systems[::-1]):
-            system.measure(key, label, script, connections[conns], env, warm, seconds, threads)
-    for system in systems:
-        system.save()
+        print(f"{system} {key}: {results['scenarios'][key]['rate']:.0f}/s, p99 {results['scenarios'][key]['p99']:.1f} ms, "
+              f"errors {results['scenarios'][key]['errors']}, load {load:.1f}", file=sys.stderr)
+    # Peak RSS of the system's own processes (Postgres and Redis are shared by both systems).
+    results["rss_kib"] = {name: sum(peak_rss_kib(pid) for pid in tree(roots))
+                          for name, roots in groups.items() if name != "postgres+redis"}
+    results["peak_pss_kib"] = memory.peak
+    with open(out_json, "w") as f:
+        json.dump(results, f, indent=1)
 
 
 def cpu_text(scenario, groups):
@@ -263,14 +242,8 @@ def table(ours_json, peer_json=None):
 
 
 if __name__ == "__main__":
-    specs = [[]]
-    for arg in sys.argv[2:]:
-        if arg == "--":
-            specs.append([])
-        else:
-            specs[-1].append(arg)
-    if len(sys.argv) >= 6 and sys.argv[1] == "run" and len(specs) <= 2 and all(len(spec) >= 5 for spec in specs):
-        run(specs)
+    if len(sys.argv) >= 6 and sys.argv[1] == "run":
+        run(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
     elif len(sys.argv) in (3, 4) and sys.argv[1] == "table":
         table(*sys.argv[2:])
     else:
