@@ -28,7 +28,7 @@ public struct JSONLogHandler: LogHandler {
     /// The line of `event` at `time`: one object, members sorted by key, then a newline.
     func line(for event: LogEvent, time: timespec = LogLine.now()) -> [UInt8] {
         var fields: [String: String] = [:]
-        for (key, value) in event.sortedMetadata(self.metadata, self.metadataProvider) { fields[key] = value.text }
+        for (key, value) in event.mergedMetadata(self.metadata, self.metadataProvider) { fields[key] = value.text }
         fields["level"] = event.level.rawValue
         fields["label"] = self.label
         fields["message"] = "\(event.message)"
@@ -96,7 +96,7 @@ public struct TextLogHandler: LogHandler {
         line.append(UInt8(ascii: " "))
         line.append(contentsOf: self.label.utf8)
         line.append(UInt8(ascii: ":"))
-        for (key, value) in event.sortedMetadata(self.metadata, self.metadataProvider) {
+        for (key, value) in event.mergedMetadata(self.metadata, self.metadataProvider).sorted(by: { $0.key < $1.key }) {
             line.append(UInt8(ascii: " "))
             line.append(contentsOf: key.utf8)
             line.append(UInt8(ascii: "="))
@@ -112,10 +112,10 @@ public struct TextLogHandler: LogHandler {
 }
 
 extension LogEvent {
-    /// The handler's metadata, then the provider's, then the event's own (later ones win),
-    /// sorted by key. Gathered into one array rather than merged into a dictionary: a line has
-    /// a handful of keys, and the gateway writes one per request.
-    func sortedMetadata(_ handler: Logger.Metadata, _ provider: Logger.MetadataProvider?) -> [(key: String, value: Logger.MetadataValue)] {
+    /// The handler's metadata, then the provider's, then the event's own (later ones win).
+    /// Gathered into one array rather than merged into a dictionary: a line has a handful of
+    /// keys, and the gateway writes one per request.
+    func mergedMetadata(_ handler: Logger.Metadata, _ provider: Logger.MetadataProvider?) -> [(key: String, value: Logger.MetadataValue)] {
         let provided = provider?.get() ?? [:]
         let own = self.metadata ?? [:]
         var pairs: [(key: String, value: Logger.MetadataValue)] = []
@@ -123,7 +123,6 @@ extension LogEvent {
         for (key, value) in handler where (provided.isEmpty || provided[key] == nil) && own[key] == nil { pairs.append((key, value)) }
         for (key, value) in provided where own[key] == nil { pairs.append((key, value)) }
         for (key, value) in own { pairs.append((key, value)) }
-        pairs.sort { $0.key < $1.key }
         return pairs
     }
 }

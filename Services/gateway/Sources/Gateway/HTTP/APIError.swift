@@ -71,7 +71,7 @@ struct APIError: HTTPResponseError {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        let requestID = context.logger[metadataKey: "request.id"].map { "\($0)" } ?? ""
+        let requestID = context.logger.requestID ?? ""
         let body = Body(error: .init(code: self.code.rawValue, message: self.message, requestID: requestID))
         var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"

@@ -23,8 +23,7 @@ struct GatewayRequestContext: RequestContext, RemoteAddressRequestContext {
 
     /// The request id `RequestIDMiddleware` put in the logger, passed to every backend call.
     var requestID: String? {
-        guard case .string(let id)? = self.logger[metadataKey: "request.id"] else { return nil }
-        return id
+        self.logger.requestID
     }
 }
 

@@ -15,7 +15,7 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         let requestID = request.headers[.requestID].flatMap(Self.sanitized) ?? UUID.random().lowercasedText
         var context = context
         context.logger[metadataKey: "hb.request.id"] = nil
-        context.logger[metadataKey: "request.id"] = .string(requestID)
+        context.logger.requestID = requestID
         let start = ContinuousClock.now
         do {
             var response = try await next(request, context)
@@ -46,5 +46,17 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     static func sanitized(_ value: String) -> String? {
         guard (1...128).contains(value.utf8.count), value.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
         return value
+    }
+}
+
+extension Logger {
+    /// The request's id as `RequestIDMiddleware` keeps it in the metadata (`request.id`): what
+    /// handlers pass to the backends and error bodies report.
+    var requestID: String? {
+        get {
+            guard case .string(let id)? = self[metadataKey: "request.id"] else { return nil }
+            return id
+        }
+        set { self[metadataKey: "request.id"] = newValue.map { .string($0) } }
     }
 }
