@@ -8,14 +8,19 @@ import Testing
 /// looked up by the key (`item_id = ANY` in the index condition), not filtered out of every row
 /// the user has.
 @Suite struct StateQueryPlanTests {
+    /// The option is read by name (`pg_options_to_table`), not as the whole `attoptions` text:
+    /// Postgres keeps entries of its own beside ours (15.20 adds `pg_attver=<n>`).
     @Test func theMigrationTellsPostgresThatAUserMayHoldManyRows() async throws {
         let service = try await TestService.standard()
         let rows = try await service.postgres.query(
             """
-            SELECT array_to_string(attoptions, ',') AS options, attstattarget FROM pg_attribute
-            WHERE attrelid = 'content.item_states'::regclass AND attname = 'user_id'
+            SELECT o.option_value::float8 AS n_distinct, a.attstattarget
+            FROM pg_attribute a, pg_options_to_table(a.attoptions) o
+            WHERE a.attrelid = 'content.item_states'::regclass AND a.attname = 'user_id'
+              AND o.option_name = 'n_distinct'
             """)
-        #expect(try rows.first?.decode("options", as: String?.self) == "n_distinct=-0.0001")
+        #expect(rows.count == 1, "user_id has no n_distinct option")
+        #expect(try rows.first?.decode("n_distinct", as: Double.self) == -0.0001)
         #expect(try rows.first?.decode("attstattarget", as: Int.self) == 1)
     }
 
