@@ -101,11 +101,12 @@ struct AccountTests {
             let before = try await StoredRows.of(user: first.userID)
             #expect(before == StoredRows(users: 1, identities: 1, liveSessions: 2, itemStates: 2, userVersions: 1), "\(before)")
 
+            let traces = try await DeletionOracle.Traces.of(user: first.userID)
             let delete = try await stack.request("DELETE", "/api/v1/auth/account", token: first.accessToken)
             #expect(delete.status == 204)
-            // The deleted user's own rows are gone: user, identity, sessions and content state.
-            let after = try await StoredRows.of(user: first.userID)
-            #expect(after == .none, "\(after)")
+            // Nothing of the deleted user is left but what the contract keeps on purpose.
+            let kept = try await DeletionOracle.expectNothingLeft(of: traces, redisURL: stack.redisURL)
+            #expect(kept["tokens.sessions.user_id"] == 2, "\(kept)")
             // Every token of the user is dead.
             #expect(try await stack.request("GET", "/api/v1/favorites", token: second.accessToken).status == 401)
             #expect(try await stack.request("POST", "/api/v1/auth/refresh", body: ["refresh_token": second.refreshToken]).status == 401)

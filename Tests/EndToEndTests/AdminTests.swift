@@ -45,16 +45,20 @@ struct AdminTests {
             #expect(signIn.errorCode == "user_inactive")
             #expect(try await stack.request("POST", "/api/v1/auth/refresh", body: ["refresh_token": user.refreshToken]).status == 401)
 
-            // Activated again, the user signs in at once (within the same second as the
-            // deactivation, usually): the fresh token works, whatever the clock's second says.
-            // Deactivated again just after a second begins, so that what follows shares its second.
-            let millisecond = Int(Date().timeIntervalSince1970 * 1000) % 1000
-            try await Task.sleep(for: .milliseconds(1000 - millisecond + 5))
-            #expect(try await stack.request("POST", "/admin/api/users/\(user.userID)/deactivate", headers: admin).status == 200)
-            let activate = try await stack.request("POST", "/admin/api/users/\(user.userID)/activate", headers: admin)
-            #expect(activate.json["is_active"] as? Bool == true)
-            let back = try await stack.signInApple(subject: subject)
-            #expect(try await stack.request("GET", "/api/v1/auth/me", token: back.accessToken).status == 200)
+            // Activated again, the user signs in at once (often within the same second as the
+            // deactivation): the fresh token works, whatever the clock's second says, since the
+            // not-before and the token's issue time count milliseconds. Three rounds, none
+            // aligned to the clock: the verdict may not depend on where a second falls.
+            var lastSession: Session?
+            for _ in 0..<3 {
+                #expect(try await stack.request("POST", "/admin/api/users/\(user.userID)/deactivate", headers: admin).status == 200)
+                let activate = try await stack.request("POST", "/admin/api/users/\(user.userID)/activate", headers: admin)
+                #expect(activate.json["is_active"] as? Bool == true)
+                let session = try await stack.signInApple(subject: subject)
+                #expect(try await stack.request("GET", "/api/v1/auth/me", token: session.accessToken).status == 200)
+                lastSession = session
+            }
+            let back = try #require(lastSession)
 
             let revoke = try await stack.request("POST", "/admin/api/users/\(user.userID)/revoke-sessions", headers: admin)
             #expect(revoke.status == 200)
@@ -75,9 +79,9 @@ struct AdminTests {
             #expect(try await stack.request("PUT", "/api/v1/favorites/kept", token: fresh.accessToken).status == 200)
             let before = try await StoredRows.of(user: user.userID)
             #expect(before == StoredRows(users: 1, identities: 1, liveSessions: 1, itemStates: 1, userVersions: 1), "\(before)")
+            let traces = try await DeletionOracle.Traces.of(user: user.userID)
             #expect(try await stack.request("DELETE", "/admin/api/users/\(user.userID)", headers: admin).status == 204)
-            let after = try await StoredRows.of(user: user.userID)
-            #expect(after == .none, "\(after)")
+            try await DeletionOracle.expectNothingLeft(of: traces, redisURL: stack.redisURL)
             let gone = try await stack.request("GET", "/admin/api/users?query=\(email)", headers: admin)
             #expect((gone.json["users"] as? [Any])?.isEmpty == true)
             #expect(try await stack.request("POST", "/admin/api/users/not-a-uuid/activate", headers: admin).status == 404)

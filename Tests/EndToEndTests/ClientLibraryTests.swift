@@ -241,8 +241,12 @@ struct ClientLibraryTests {
             try await tablet.signIn(with: try await Self.apple(stack, subject))
             #expect(await screen.next()?.user != nil)
             try await phone.favorite("kept-until-deletion")
+            let deletedUser = try await phone.currentUser().id
+            let traces = try await DeletionOracle.Traces.of(user: deletedUser)
             try await phone.deleteAccount()
             #expect(try await phone.authState() == .signedOut(.accountDeleted))
+            // The deleted user's rows, not the next one's: nothing left but what is kept on purpose.
+            try await DeletionOracle.expectNothingLeft(of: traces, redisURL: stack.redisURL)
             #expect(try await phoneStore.load() == nil)
             await #expect { try await tablet.currentUser() } throws: { Self.isCase($0, "session_revoked") }
             #expect(await screen.next() == .signedOut(.sessionRevoked))

@@ -2,16 +2,14 @@ import Foundation
 import Postgres
 import TestSupport
 
-/// What the database still holds of one user, read behind the services' backs: the check
-/// that deleting an account really removed its data, whatever the API says.
+/// What the database holds of one user, read behind the services' backs: what a test stored
+/// before a deletion. What is left after it is `DeletionOracle`'s to judge.
 struct StoredRows: Equatable, CustomStringConvertible {
     var users = 0
     var identities = 0
     var liveSessions = 0
     var itemStates = 0
     var userVersions = 0
-
-    static let none = StoredRows()
 
     var description: String {
         "users \(users), identities \(identities), live sessions \(liveSessions), item states \(itemStates), user versions \(userVersions)"
