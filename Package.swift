@@ -159,7 +159,10 @@ let package = Package(
         // libFuzzer (--sanitize fuzzer --sanitize address, -DFUZZING), an ordinary build replays saved inputs.
         .target(
             name: "FuzzTargets",
-            dependencies: ["ServiceProtocol", "CompactJSON", "Gateway", "IdentityAPI", "TokensAPI", "ContentStateAPI", "TextCoding", crypto, cryptoExtras, nio],
+            dependencies: [
+                "ServiceProtocol", "CompactJSON", "Gateway", "IdentityAPI", "IdentityService", "TokensAPI", "ContentStateAPI", "ContentStateService",
+                "Redis", "TextCoding", crypto, cryptoExtras, jwt, nio,
+            ],
             path: "Tools/fuzz/Sources/FuzzTargets"),
         .executableTarget(name: "latchkey-fuzz", dependencies: ["FuzzTargets"], path: "Tools/fuzz/Sources/latchkey-fuzz"),
 
@@ -252,7 +255,7 @@ let package = Package(
         .testTarget(name: "LatchkeyClientTests", dependencies: ["LatchkeyClient"], path: "Client/Tests/LatchkeyClientTests"),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestSupport", "TextCoding", "Postgres", "LatchkeyClient", jwt, httpClient, nio, nioFoundation]),
+            dependencies: ["TestSupport", "TextCoding", "Postgres", "Redis", "LatchkeyClient", jwt, httpClient, logging, nio, nioFoundation]),
     ]
 )
 

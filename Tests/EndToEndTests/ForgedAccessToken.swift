@@ -20,7 +20,7 @@ extension Stack {
         let pems = try FileManager.default.contentsOfDirectory(atPath: self.keysFolder.path).filter { $0.hasSuffix(".pem") }
         guard pems.count == 1 else { throw StackError.unexpected("expected one signing key, found \(pems)") }
         let pem = try String(contentsOf: self.keysFolder.appendingPathComponent(pems[0]), encoding: .utf8)
-        let kid = JWKIdentifier(string: try KeyRotationTests.kid(token))
+        let kid = JWKIdentifier(string: try accessTokenKid(token))
         let keys = await JWTKeyCollection().add(rsa: try Insecure.RSA.PrivateKey(pem: pem), digestAlgorithm: .sha256, kid: kid)
         return try await keys.sign(claims, kid: kid)
     }

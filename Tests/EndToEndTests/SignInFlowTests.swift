@@ -183,12 +183,6 @@ struct SignInFlowTests {
 /// no request fails on the way.
 @Suite("End to end: key rotation")
 struct KeyRotationTests {
-    static func kid(_ jwt: String) throws -> String {
-        let header = Data(try #require(Base64URL.decode(String(jwt.split(separator: ".")[0]))))
-        let json = try JSONSerialization.jsonObject(with: header) as? [String: Any]
-        return try #require(json?["kid"] as? String)
-    }
-
     struct Observed: Sendable {
         var tokens: [(kid: String, receivedAt: Date)] = []
         var failures: [String] = []
@@ -202,7 +196,7 @@ struct KeyRotationTests {
                 for _ in 0..<8 { group.addTask { try await stack.signInApple() } }
                 return try await group.reduce(into: [Session]()) { $0.append($1) }
             }
-            let oldKid = try Self.kid(sessions[0].accessToken)
+            let oldKid = try accessTokenKid(sessions[0].accessToken)
             let oldKeys = Set(try FileManager.default.contentsOfDirectory(atPath: stack.keysFolder.path))
             let keyAdded = ContinuousClock.now + .seconds(1.5)
             // Long enough for the new key to sign a while at every replica; bounded either way.
@@ -219,7 +213,7 @@ struct KeyRotationTests {
                                 continue
                             }
                             current = try Session(refresh.json)
-                            seen.tokens.append((try Self.kid(current.accessToken), Date()))
+                            seen.tokens.append((try accessTokenKid(current.accessToken), Date()))
                             let me = try await stack.request("GET", "/api/v1/auth/me", token: current.accessToken)
                             if me.status != 200 { seen.failures.append("me \(me.status) \(me.errorCode ?? "")") }
                         }

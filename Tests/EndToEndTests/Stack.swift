@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import TestSupport
+import TextCoding
 import Testing
 
 /// The whole product as a client meets it: the mock identity provider, identity, tokens,
@@ -48,14 +49,15 @@ final class Stack: Sendable {
 
     /// Starts the stack (`tokensReplicas` tokens processes), runs `body`, stops everything.
     /// `redisURL` replaces the test run's Redis (a private server a test restarts, say).
+    /// `gatewayTokensReplicas` limits the replicas the gateway calls (all by default).
     static func with<T>(
-        tokensReplicas: Int = 1, gatewayEnvironment: [String: String] = [:], tokensEnvironment: [String: String] = [:],
-        redisURL: String? = nil, _ body: (Stack) async throws -> T
+        tokensReplicas: Int = 1, gatewayTokensReplicas: Range<Int>? = nil, gatewayEnvironment: [String: String] = [:],
+        tokensEnvironment: [String: String] = [:], redisURL: String? = nil, _ body: (Stack) async throws -> T
     ) async throws -> T {
         let stack = try await Self.startRetryingTakenPorts {
             try await Self.start(
-                tokensReplicas: tokensReplicas, gatewayEnvironment: gatewayEnvironment, tokensEnvironment: tokensEnvironment,
-                redisURL: redisURL)
+                tokensReplicas: tokensReplicas, gatewayTokensReplicas: gatewayTokensReplicas, gatewayEnvironment: gatewayEnvironment,
+                tokensEnvironment: tokensEnvironment, redisURL: redisURL)
         }
         do {
             let result = try await body(stack)
@@ -81,7 +83,8 @@ final class Stack: Sendable {
     }
 
     private static func start(
-        tokensReplicas: Int, gatewayEnvironment: [String: String], tokensEnvironment: [String: String], redisURL: String?
+        tokensReplicas: Int, gatewayTokensReplicas: Range<Int>?, gatewayEnvironment: [String: String],
+        tokensEnvironment: [String: String], redisURL: String?
     ) async throws -> Stack {
         let databaseURL = try requiredEnvironment("DATABASE_URL")
         let redisURL = try redisURL ?? requiredEnvironment("REDIS_URL")
@@ -140,7 +143,8 @@ final class Stack: Sendable {
             gateway["OPS_PORT"] = "\(gatewayOpsPort)"
             opsPorts["gateway"] = gatewayOpsPort
             gateway["IDENTITY_ENDPOINTS"] = "127.0.0.1:\(identityPort)"
-            gateway["TOKENS_ENDPOINTS"] = tokensPorts.map { "127.0.0.1:\($0)" }.joined(separator: ",")
+            gateway["TOKENS_ENDPOINTS"] = tokensPorts[gatewayTokensReplicas ?? tokensPorts.indices].map { "127.0.0.1:\($0)" }
+                .joined(separator: ",")
             gateway["CONTENT_STATE_ENDPOINTS"] = "127.0.0.1:\(contentPort)"
             gateway["ADMIN_PASSWORD"] = adminPassword
             // Rate limits count per client IP in the shared Redis: each stack's client sends
@@ -351,6 +355,13 @@ final class Stack: Sendable {
         guard reply.status == 200 else { throw StackError.unexpected("sign-in: \(reply.status) \(String(buffer: reply.body))") }
         return try Session(reply.json)
     }
+}
+
+/// The `kid` of a signed token's header: which signing key made it.
+func accessTokenKid(_ jwt: String) throws -> String {
+    let header = Data(try #require(Base64URL.decode(String(jwt.split(separator: ".")[0]))))
+    let json = try JSONSerialization.jsonObject(with: header) as? [String: Any]
+    return try #require(json?["kid"] as? String)
 }
 
 /// What a sign-in or refresh returned.
