@@ -3,6 +3,7 @@ import ContentStateAPI
 import Foundation
 import Postgres
 import Synchronization
+import TestSupport
 import Testing
 
 /// Each user's writes run a few statements at a time in the service (`StatementLine`, keyed by user), so a
@@ -169,30 +170,34 @@ import Testing
 
     @Test func aBusyUsersWritersHoldAFewConnectionsBetweenThem() async throws {
         let service = try await TestService.ownPool()
+        let store = ContentStore(postgres: service.postgres, configuration: ContentStateConfiguration())
         let user = UUID()
-        let _: Favorite = try await service.call(ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "first"))
+        _ = try await store.write(user: user, items: [try ItemID(validating: "first")], .markRead)
         let writers = try await service.postgres.withTransaction { connection in
             // Hold the user's lock the way a writer does (another replica, say).
             try await connection.holdWriteLock(of: user)
-            var writers: [Task<Void, any Error>] = []
+            var writers: [Task<WriteOutcome, any Error>] = []
             for index in 0..<12 {
-                writers.append(Task {
-                    let _: Favorite = try await service.call(
-                        ContentState.favoritesPut, FavoritePutParams(userID: user, itemID: "item-\(index)"))
-                })
+                writers.append(Task { try await store.write(user: user, items: [try ItemID(validating: "item-\(index)")], .markRead) })
             }
-            try await connection.untilABackendWaits()
-            // Time for the others to reach the service (each would take a connection and wait on
-            // the lock in Postgres: 7 at once with the pool's 8).
-            try await Task.sleep(for: .milliseconds(500))
+            // Every writer has reached the line: the ones with a place wait on the lock in
+            // Postgres (each on a pool connection), the others in the service.
+            let atOnce = store.writeLine.statementsAtOnce
+            try await waitUntil("the 12 writes are in the line") {
+                let calls = store.writeLine.calls(of: user)
+                return calls.running + calls.waiting == 12
+            }
+            try await connection.untilABackendWaits(count: atOnce)
+            #expect(store.writeLine.calls(of: user) == (atOnce, 12 - atOnce))
             let waiting = try await connection.backendsWaitingForThisTransaction()
-            try #require(waiting <= 2, "a few of the user's statements (two) wait in Postgres; the other writes wait in the service")
+            #expect(waiting == atOnce, "the user's statements with a place (\(atOnce)) wait in Postgres; the other writes wait in the service")
+            #expect(atOnce <= 2)
             // The pool still serves everyone else.
             let other: FavoritesPage = try await service.call(ContentState.favoritesList, FavoritesListParams(userID: UUID()))
             #expect(other.items.isEmpty)
             return writers
         }
-        for writer in writers { try await writer.value }
+        for writer in writers { _ = try await writer.value }
         let rows = try await service.postgres.query(
             "SELECT version FROM content.item_states WHERE user_id = $1 ORDER BY version", [.uuid(user)])
         #expect(try rows.map { try $0.decode("version", as: Int.self) } == Array(1...13))

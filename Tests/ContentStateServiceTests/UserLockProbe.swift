@@ -1,5 +1,7 @@
 import Foundation
 import Postgres
+import TestSupport
+import Testing
 
 /// A user's write lock held from a test's own transaction, the way a writer (another replica,
 /// an account's deletion) holds it, and the backends that wait for it.
@@ -24,10 +26,13 @@ extension PostgresConnection {
             """)[0].decode("waiting", as: Int.self)
     }
 
-    /// Returns once some backend waits for this transaction (no time limit of its own).
-    func untilABackendWaits() async throws {
-        while try await self.backendsWaitingForThisTransaction() == 0 {
-            try await Task.sleep(for: .milliseconds(20))
+    /// Returns once `count` backends (at least) wait for this transaction; fails the test after
+    /// `timeout` instead of hanging it.
+    func untilABackendWaits(
+        count: Int = 1, timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        try await waitUntil("\(count) backend(s) wait for the lock", timeout: timeout, sourceLocation: sourceLocation) {
+            try await self.backendsWaitingForThisTransaction() >= count
         }
     }
 }

@@ -13,14 +13,23 @@ struct RateLimiter: Sendable {
     let redis: RedisClient
     /// The client address behind `TRUSTED_PROXIES`.
     let clientAddresses: ClientAddressResolver
+    /// The time the windows are counted in (the tests set their own).
+    var now: @Sendable () -> Date = { Date() }
 
     /// `failClosed`: when Redis does not answer, refuse (503) instead of letting the request by.
     func check(
         _ bucket: String, limit: Int, request: Request, context: GatewayRequestContext, failClosed: Bool = false
     ) async throws {
         guard limit > 0 else { return }
-        let client = self.clientIP(request, context)
-        let now = Int(Date().timeIntervalSince1970)
+        try await self.count(bucket, client: self.clientIP(request, context), limit: limit, failClosed: failClosed, logger: context.logger)
+    }
+
+    /// Counts one request of `client` in `bucket`'s current minute; throws 429 `rate_limited`
+    /// with `Retry-After` past `limit` (0: no limit), and, when Redis does not answer, nothing
+    /// (or 503 when `failClosed`).
+    func count(_ bucket: String, client: String, limit: Int, failClosed: Bool = false, logger: Logger) async throws {
+        guard limit > 0 else { return }
+        let now = Int(self.now().timeIntervalSince1970.rounded(.down))
         let window = now / 60
         let key = "latchkey:ratelimit:\(bucket):\(client):\(window)"
         let count: Int
@@ -29,7 +38,7 @@ struct RateLimiter: Sendable {
             guard let value = replies.first?.intValue else { throw RedisError.protocolError("INCR reply") }
             count = value
         } catch {
-            context.logger.warning("Rate limit not checked: Redis did not answer", metadata: ["error": "\(error)"])
+            logger.warning("Rate limit not checked: Redis did not answer", metadata: ["error": "\(error)"])
             if failClosed { throw APIError.serviceUnavailable }
             return
         }
