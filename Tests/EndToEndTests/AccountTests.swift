@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Linking, logout scopes, sessions and account deletion through the real stack.
-@Suite("End to end: accounts")
+@Suite("End to end: accounts", .timeLimit(.minutes(5)))
 struct AccountTests {
     @Test func googleLinkSignInAndUnlink() async throws {
         try await Stack.with { stack in

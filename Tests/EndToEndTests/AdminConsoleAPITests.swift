@@ -4,7 +4,7 @@ import Testing
 
 /// What the admin console reads beyond the user list: one user's open sessions and content
 /// counts from all three backends; and the console and the API document as the gateway serves them.
-@Suite("End to end: admin console and API document")
+@Suite("End to end: admin console and API document", .timeLimit(.minutes(5)))
 struct AdminConsoleAPITests {
     @Test func userDetailShowsSessionsAndCounts() async throws {
         try await Stack.with { stack in

@@ -4,7 +4,7 @@ import Testing
 
 /// Admin login beyond the per-IP limit (issue 14 item 3): a global budget of failed attempts,
 /// failing closed without Redis, and same-origin checks on every state-changing admin call.
-@Suite("End to end: admin login hardening")
+@Suite("End to end: admin login hardening", .timeLimit(.minutes(5)))
 struct AdminLoginHardeningTests {
     @Test func failedLoginsFromManyAddressesSpendOneBudgetAndNoRedisMeansNoLogin() async throws {
         try await PrivateRedisServer.with { redis in

@@ -3,7 +3,7 @@ import Testing
 
 /// The admin surface: cookie login, user search, deactivation (at once), activation,
 /// revoking sessions, deletion.
-@Suite("End to end: admin")
+@Suite("End to end: admin", .timeLimit(.minutes(5)))
 struct AdminTests {
     @Test func adminManagesUsers() async throws {
         try await Stack.with { stack in

@@ -3,7 +3,7 @@ import Testing
 
 /// Apple's server-to-server notifications through the real gateway, identity, tokens and
 /// content-state, minted by the mock provider: each event type, repeats, and refusals.
-@Suite("End to end: Apple notifications")
+@Suite("End to end: Apple notifications", .timeLimit(.minutes(5)))
 struct AppleNotificationTests {
     func post(_ stack: Stack, _ body: [String: Any]) async throws -> Stack.Reply {
         try await stack.request("POST", "/api/v1/auth/apple/notifications", body: body)

@@ -7,7 +7,7 @@ import Testing
 /// Apple's nonce and Google's tokens, linking, sessions, favorites, sync between two devices,
 /// refresh ahead of expiry and on `token_expired`, a logout elsewhere and an account deletion
 /// seen as signed out.
-@Suite("End to end: client library", .serialized)
+@Suite("End to end: client library", .serialized, .timeLimit(.minutes(5)))
 struct ClientLibraryTests {
     /// The URLSession transport, counting the requests to each path.
     final class CountingTransport: HTTPTransport {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Every error code of the public catalogue, each caused for real, with its status and body.
-@Suite("End to end: error catalogue")
+@Suite("End to end: error catalogue", .timeLimit(.minutes(5)))
 struct ErrorCatalogueTests {
     func expectError(_ reply: Stack.Reply, _ status: Int, _ code: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(reply.status == status, "\(String(buffer: reply.body))", sourceLocation: sourceLocation)

@@ -4,7 +4,7 @@ import Testing
 
 /// SIGTERM with a request in flight: the gateway stops taking connections, answers the request
 /// it holds, then exits 0.
-@Suite("End to end: the gateway drains on SIGTERM")
+@Suite("End to end: the gateway drains on SIGTERM", .timeLimit(.minutes(5)))
 struct GatewayDrainTests {
     @Test func aRequestInFlightCompletesAndNewConnectionsAreRefused() async throws {
         try await Stack.with { stack in

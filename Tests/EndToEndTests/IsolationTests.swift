@@ -3,7 +3,7 @@ import Testing
 
 /// Two users through the public API, on the same item ids: neither can read nor change the
 /// other's favorites, read marks, unlikes or changes feed.
-@Suite("End to end: one user's state is theirs alone")
+@Suite("End to end: one user's state is theirs alone", .timeLimit(.minutes(5)))
 struct IsolationTests {
     @Test func oneUserCanNeverReadOrChangeAnothersState() async throws {
         try await Stack.with { stack in

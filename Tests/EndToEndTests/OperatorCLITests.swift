@@ -5,7 +5,7 @@ import Testing
 
 /// The `latchkey` operator CLI against the real stack: what each users command does is seen
 /// through the public API and the database; exit statuses are the documented ones.
-@Suite("End to end: the operator CLI")
+@Suite("End to end: the operator CLI", .timeLimit(.minutes(5)))
 struct OperatorCLITests {
     /// Runs `latchkey` with the stack's operator settings; its exit status and output.
     func latchkey(_ stack: Stack, _ arguments: String..., environment extra: [String: String] = [:]) async throws -> (status: Int32?, stdout: String, stderr: String) {

@@ -3,7 +3,7 @@ import Testing
 
 /// What the gateway accepts as a body and as stored text: JSON only (415 otherwise, on every
 /// route that takes a body), and no NUL or invalid Unicode in any text (400, never 500).
-@Suite("End to end: request rules")
+@Suite("End to end: request rules", .timeLimit(.minutes(5)))
 struct RequestRulesTests {
     func expectError(_ reply: Stack.Reply, _ status: Int, _ code: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(reply.status == status, "\(String(buffer: reply.body))", sourceLocation: sourceLocation)

@@ -4,7 +4,7 @@ import Testing
 
 /// Redis is only the fast copy of revocation: restarted empty, it must not bring a revoked
 /// session back. The gateway fails closed until `tokens` has re-seeded it from Postgres.
-@Suite("End to end: revocation across a Redis restart")
+@Suite("End to end: revocation across a Redis restart", .timeLimit(.minutes(5)))
 struct RevocationRestartTests {
     @Test func aSessionRevokedBeforeARestartIsRefusedAfterIt() async throws {
         try await PrivateRedisServer.with(arguments: ["--maxmemory-policy", "noeviction"]) { redis in

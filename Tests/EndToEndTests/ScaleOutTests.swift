@@ -3,7 +3,7 @@ import Testing
 
 /// Two `tokens` replicas behind one gateway: one is killed in the middle of a load, and no
 /// idempotent call fails.
-@Suite("End to end: scale-out")
+@Suite("End to end: scale-out", .timeLimit(.minutes(5)))
 struct ScaleOutTests {
     @Test func killingATokensReplicaUnderLoadFailsNoIdempotentCall() async throws {
         try await Stack.with(tokensReplicas: 2, gatewayEnvironment: ["RATE_LIMIT_REFRESH_PER_MIN": "0"]) { stack in

@@ -7,7 +7,7 @@ import Testing
 /// favorites and state, refresh with its grace window and reuse detection. The grace window is
 /// a minute where a retry must fall inside it and zero where reuse must be past it, so no
 /// timing of the machine decides which side of it a call lands on.
-@Suite("End to end: sign-in, state, refresh", .serialized)
+@Suite("End to end: sign-in, state, refresh", .serialized, .timeLimit(.minutes(5)))
 struct SignInFlowTests {
     @Test func appleSignInStateRefreshAndReuse() async throws {
         try await Stack.with(tokensEnvironment: ["REFRESH_REUSE_GRACE": "60"]) { stack in
@@ -181,7 +181,7 @@ struct SignInFlowTests {
 /// and read traffic: every replica publishes it at once, signs with it only after
 /// `SIGNING_KEY_ACTIVATION_DELAY`, the gateway learns it from the first token that names it, and
 /// no request fails on the way.
-@Suite("End to end: key rotation")
+@Suite("End to end: key rotation", .timeLimit(.minutes(5)))
 struct KeyRotationTests {
     struct Observed: Sendable {
         var tokens: [(kid: String, receivedAt: Date)] = []

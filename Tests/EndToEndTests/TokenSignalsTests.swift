@@ -4,7 +4,7 @@ import Testing
 /// What an app reads from token responses and refusals: when its tokens expire, that they must
 /// not be cached, and from a 401 whether to refresh (`token_expired`) or sign in again
 /// (`session_revoked`).
-@Suite("End to end: token signals")
+@Suite("End to end: token signals", .timeLimit(.minutes(5)))
 struct TokenSignalsTests {
     static func date(_ value: Any?) -> Date? {
         let formatter = ISO8601DateFormatter()

@@ -7,7 +7,7 @@ import Testing
 /// Two gateways in front of the same backends: a user one gateway keeps for `me` and refresh
 /// (`USER_CACHE_TTL`) is dropped as soon as the user changes through the other one, because
 /// identity announces the change on `latchkey:users`.
-@Suite("User cache across gateways")
+@Suite("User cache across gateways", .timeLimit(.minutes(5)))
 struct UserCacheAcrossGatewaysTests {
     @Test func aChangeThroughOneGatewayIsSeenThroughTheOther() async throws {
         try await Stack.with { stack in

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// A missing or malformed variable stops each executable at once with one line naming it.
-@Suite struct ConfigurationErrorTests {
+@Suite(.timeLimit(.minutes(5))) struct ConfigurationErrorTests {
     static let backends = ["identity", "tokens", "content-state"]
 
     /// Development unless the test says otherwise (or `asGiven`): production would name

@@ -6,7 +6,7 @@ import TokensAPI
 /// `tokens` replicas started together in development on an empty key folder (`docker compose
 /// up --scale tokens=3`, or the tests' own processes): they make one key between them, so a
 /// token any of them signs verifies at every other.
-@Suite struct DevelopmentKeyTests {
+@Suite(.timeLimit(.minutes(5))) struct DevelopmentKeyTests {
     @Test func replicasStartingTogetherOnAnEmptyFolderShareOneKey() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-state-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: state) }

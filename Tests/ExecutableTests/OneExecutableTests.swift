@@ -5,7 +5,7 @@ import Testing
 
 /// The four services are one executable, `latchkey-services`; `gateway`, `identity`, `tokens`
 /// and `content-state` run it under their own names (`LatchkeyService`).
-@Suite struct OneExecutableTests {
+@Suite(.timeLimit(.minutes(5))) struct OneExecutableTests {
     @Test func theServiceIsTheFirstArgumentOrTheNameItRunsUnder() {
         let named = LatchkeyService.requested(by: ["/opt/bin/latchkey-services", "tokens", "keygen", "ES256"])
         #expect(named?.service == .tokens && named?.arguments == ["keygen", "ES256"])

@@ -6,7 +6,7 @@ import Testing
 import TokensAPI
 
 /// Each backend serves `/healthz`, `/readyz` and `/metrics` on its `OPS_PORT`.
-@Suite struct OpsEndpointTests {
+@Suite(.timeLimit(.minutes(5))) struct OpsEndpointTests {
     typealias Backend = BackendProcess
 
     @Test(arguments: [("identity", ["postgres"]), ("tokens", ["postgres", "redis"]), ("content-state", ["postgres"])])

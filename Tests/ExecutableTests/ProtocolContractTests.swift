@@ -10,7 +10,7 @@ import TokensAPI
 /// methods of its API library, each documented in docs/protocol.md; a client in another
 /// language (Examples/python, standard library only) speaks the protocol; and the example
 /// internal service (Examples/read-filter) works with nothing but the API libraries.
-@Suite struct ProtocolContractTests {
+@Suite(.timeLimit(.minutes(5))) struct ProtocolContractTests {
         static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static let methods: [String: [String]] = [

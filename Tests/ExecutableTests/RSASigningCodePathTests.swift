@@ -6,7 +6,7 @@ import TokensAPI
 
 /// `tokens` signs on OpenSSL's AVX2 routine where that is the faster (AMD family 19h without
 /// AVX-512 IFMA), by starting itself again with `OPENSSL_ia32cap`; an operator's value wins.
-@Suite struct RSASigningCodePathTests {
+@Suite(.timeLimit(.minutes(5))) struct RSASigningCodePathTests {
     /// A `/proc/cpuinfo` of two processors of one model.
     static func cpuinfo(vendor: String, family: Int, flags: String) -> String {
         (0..<2).map { processor in

@@ -10,7 +10,7 @@ import FoundationNetworking
 
 /// Each executable starts on real Postgres and Redis, answers `hello` and `health` (the
 /// gateway: `GET /healthz`), and exits cleanly on SIGTERM.
-@Suite struct ServiceStartupTests {
+@Suite(.timeLimit(.minutes(5))) struct ServiceStartupTests {
     static let token = "service-startup-tests-\(UUID().uuidString)"
 
     private func environment(port: Int) throws -> [String: String] {

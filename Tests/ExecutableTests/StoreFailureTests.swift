@@ -6,7 +6,7 @@ import Testing
 /// A Postgres that stops a statement (an operator's cancel, SQLSTATE class 57) or drops the
 /// connection under it is `service_unavailable` (retryable) in every backend alike, the same
 /// mapping for all (ServiceKit's StoreFailure), never `internal`.
-@Suite struct StoreFailureTests {
+@Suite(.timeLimit(.minutes(5))) struct StoreFailureTests {
     @Test(arguments: ["identity", "tokens", "content-state"], [false, true])
     func aStatementStoppedByPostgresIsServiceUnavailable(_ service: String, terminated: Bool) async throws {
         let backend = try await BackendProcess.started(service)

@@ -1,0 +1,40 @@
+# shellcheck shell=bash
+# scripts/test's gates, so that no phase can pass by running nothing: a `swift test` phase
+# must run every test its folders declare (a filter that matches nothing, a suite that is not
+# compiled in, a target left out of Package.swift all show as fewer tests), and every suite
+# that starts real processes must carry a time limit, so a hang fails the run instead of
+# stopping CI at its own limit. Sourced by scripts/test.
+
+# declared_tests FOLDER...: the number of @Test functions in the Swift files of the folders
+# (a parameterized test counts once, as `swift test` counts it).
+declared_tests() {
+  grep -rhE '^[[:space:]]*@Test\b' --include='*.swift' "$@" | wc -l
+}
+
+# check_time_limits FOLDER...: every @Suite in the folders names a .timeLimit.
+check_time_limits() {
+  local missing
+  missing=$(grep -rnE '^[[:space:]]*@Suite\b' --include='*.swift' "$@" | grep -v 'timeLimit' || true)
+  if [ -n "$missing" ]; then
+    echo "test: these suites start real processes and have no .timeLimit:" >&2
+    echo "$missing" >&2
+    return 1
+  fi
+}
+
+# test_phase NAME EXPECTED LOG ARGS...: `swift test --skip-build ARGS`, its output also in LOG;
+# fails when the tests fail, or when the run reports fewer than EXPECTED tests.
+test_phase() (
+  set +e
+  name=$1 expected=$2 log=$3
+  shift 3
+  swift test --skip-build "$@" 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
+  ran=$(sed -n 's/.*Test run with \([0-9][0-9]*\) tests\{0,1\} in .*/\1/p' "$log" | tail -n 1)
+  if [ -z "$ran" ] || [ "$ran" -lt "$expected" ]; then
+    echo "test: the $name phase ran ${ran:-no} tests; its folders declare $expected" >&2
+    exit 1
+  fi
+  echo "test: the $name phase ran $ran tests (declared: $expected), exit $status"
+  exit "$status"
+)
