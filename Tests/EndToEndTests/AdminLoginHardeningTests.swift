@@ -47,6 +47,9 @@ struct AdminLoginHardeningTests {
                 #expect(forged.status == 403, "\(headers)")
                 #expect(forged.errorCode == "forbidden")
             }
+            // The victim's session lived through every forged call: nothing was revoked.
+            let alive = try await stack.request("GET", "/api/v1/auth/me", token: user.accessToken)
+            #expect(alive.status == 200, "a forged revoke ended the session: \(alive.json)")
             let forgedLogin = try await stack.request(
                 "POST", "/admin/login", body: ["password": Stack.adminPassword], headers: ["Origin": "https://evil.example"])
             #expect(forgedLogin.status == 403)
@@ -59,6 +62,11 @@ struct AdminLoginHardeningTests {
             let sameOrigin = try await stack.request(
                 "POST", path, headers: ["Cookie": cookie, "Origin": "http://\(host)", "Sec-Fetch-Site": "same-origin"])
             #expect(sameOrigin.status == 200)
+            // The control: the same call from the console's own page does revoke (the message
+            // drops the gateway's live verdict of the check above).
+            try await waitUntil("the revocation reaches the gateway") {
+                try await stack.request("GET", "/api/v1/auth/me", token: user.accessToken).errorCode == "session_revoked"
+            }
             #expect(try await stack.request("POST", path, headers: ["Cookie": cookie, "Origin": "http://\(host)"]).status == 200)
             #expect(try await stack.request("POST", path, headers: ["Cookie": cookie]).status == 200)
         }

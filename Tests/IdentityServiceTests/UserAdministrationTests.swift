@@ -53,11 +53,23 @@ import Testing
         }
     }
 
+    /// Two users whose addresses a wildcard would both match: `_` and `%` in the query match
+    /// only themselves.
     @Test func listUsersTreatsLikeWildcardsAsText() async throws {
         try await IdentityHarness.run { harness in
-            let page = try await harness.client.call(
-                Identity.listUsers, ListUsersParams(query: "%_%no-such-user-\(UUID())"))
-            #expect(page.users.isEmpty && page.nextCursor == nil)
+            let tag = "like-\(UUID().uuidString.prefix(8).lowercased())"
+            let underscore = try await harness.signInApple(subject: uniqueSubject(), email: "\(tag)_x@example.com").user
+            let letter = try await harness.signInApple(subject: uniqueSubject(), email: "\(tag)ax@example.com").user
+            func found(_ query: String) async throws -> Set<UUID> {
+                Set(try await harness.client.call(Identity.listUsers, ListUsersParams(query: query)).users.map(\.id))
+            }
+            // The control: both match the plain tag.
+            #expect(try await found(tag) == [underscore.id, letter.id])
+            // `_` as a wildcard would match "a" too; as text, only the address that holds it.
+            #expect(try await found("\(tag)_x") == [underscore.id])
+            // `%` as a wildcard would match both; as text, neither holds it.
+            #expect(try await found("\(tag)%x").isEmpty)
+            #expect(try await found("%_%no-such-user-\(UUID())").isEmpty)
         }
     }
 
