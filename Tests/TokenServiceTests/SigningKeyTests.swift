@@ -172,6 +172,16 @@ import _CryptoExtras
         #expect((try? TokensConfiguration(EnvironmentReader(env))) == nil)
     }
 
+    /// DESIGN.md §9.6: a reuse grace above 60 s stops tokens at start, naming the variable.
+    @Test func aReuseGraceAboveAMinuteIsRefused() throws {
+        var env = try tokensEnvironment(keys: try temporaryKeysFolder())
+        env["REFRESH_REUSE_GRACE"] = "60"
+        #expect(try TokensConfiguration(EnvironmentReader(env)).reuseGrace == .seconds(60))
+        env["REFRESH_REUSE_GRACE"] = "61"
+        let error = #expect(throws: ConfigurationError.self) { try TokensConfiguration(EnvironmentReader(env)) }
+        #expect(error?.variable == "REFRESH_REUSE_GRACE")
+    }
+
     @Test func keyRotationPublishesTheNewKeyAtOnceAndSignsWithItAfterTheActivationDelay() async throws {
         try await TokensHarness.run { tokens in
             let ring = tokens.instances[0].keyRing

@@ -17,6 +17,7 @@ public struct TokensConfiguration: Sendable {
     /// The absolute lifetime of a session: refreshing never extends it.
     public var refreshTokenTTL: Duration
     /// How long a rotated refresh token still yields its successor (a retry after a lost response).
+    /// At most 60 s (DESIGN.md §9.6): a stolen token replayed within it gets the live pair too.
     public var reuseGrace: Duration
     /// How often expired sessions and tokens are deleted.
     public var cleanupInterval: Duration = .seconds(60)
@@ -58,7 +59,7 @@ public struct TokensConfiguration: Sendable {
         }
         self.accessTokenTTL = try env.seconds("ACCESS_TOKEN_TTL", default: 900, range: 10...86_400)
         self.refreshTokenTTL = try env.seconds("REFRESH_TOKEN_TTL", default: 2_592_000, range: 60...31_536_000)
-        self.reuseGrace = try env.seconds("REFRESH_REUSE_GRACE", default: 10, range: 0...3_600)
+        self.reuseGrace = try env.seconds("REFRESH_REUSE_GRACE", default: 10, range: 0...60)
         self.keyReloadInterval = try env.seconds("SIGNING_KEYS_RELOAD_INTERVAL", default: 10, range: 1...3_600)
         self.signingKeyActivationDelay = try env.seconds("SIGNING_KEY_ACTIVATION_DELAY", default: 900, range: 0...86_400)
     }
