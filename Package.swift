@@ -29,9 +29,6 @@ let package = Package(
         .executable(name: "latchkey-services", targets: ["latchkey-services"]),
         .executable(name: "mock-idp", targets: ["mock-idp"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
-        // What an iOS or macOS app links (docs/client.md): Foundation only, no server package
-        // (scripts/lib/check_client_dependencies.py checks it in CI).
-        .library(name: "LatchkeyClient", targets: ["LatchkeyClient"]),
     ],
     // Exact versions: Package.resolved is not committed, and the image and CI must build the
     // same code as a developer's machine.
@@ -49,6 +46,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
+        // The client library apps link, its own package (Client/Package.swift, no dependency): the end-to-end tests use it.
+        .package(path: "Client"),
     ],
     targets: [
         // C libraries.
@@ -107,7 +106,7 @@ let package = Package(
         .target(
             name: "TokenService",
             dependencies: [
-                "TokensAPI", "TokensJWT", "ServiceKit", "ServiceLaunch", "ServiceProtocol", "TextCoding", "Postgres", "Redis", "CLibCrypto", jwt,
+                "TokensAPI", "TokensJWT", "CompactJSON", "ServiceKit", "ServiceLaunch", "ServiceProtocol", "TextCoding", "Postgres", "Redis", "CLibCrypto", jwt,
                 crypto, cryptoExtras, metrics,
                 logging, lifecycle,
             ],
@@ -170,9 +169,6 @@ let package = Package(
         // ServiceProtocol and the API libraries (docs/protocol.md).
         .executableTarget(
             name: "read-filter", dependencies: ["ServiceProtocol", "TokensAPI", "ContentStateAPI"], path: "Examples/read-filter"),
-
-        // The client library for apps: sign-in, token storage and refresh, content state and sync.
-        .target(name: "LatchkeyClient", path: "Client/Sources/LatchkeyClient"),
 
         // Benchmarks (run by scripts/bench).
         .target(name: "BenchmarkSupport", dependencies: ["Postgres"], path: "Benchmarks/BenchmarkSupport"),
@@ -252,10 +248,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"), logging, lifecycle, jwt, crypto, cryptoExtras, nio, hummingbird,
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ]),
-        .testTarget(name: "LatchkeyClientTests", dependencies: ["LatchkeyClient"], path: "Client/Tests/LatchkeyClientTests"),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestSupport", "TextCoding", "Postgres", "Redis", "LatchkeyClient", jwt, httpClient, logging, nio, nioFoundation]),
+            dependencies: ["TestSupport", "TextCoding", "Postgres", "Redis", .product(name: "LatchkeyClient", package: "Client"), jwt, httpClient, logging, nio, nioFoundation]),
     ]
 )
 

@@ -22,13 +22,14 @@ struct ClientLibraryTests {
         func count(_ path: String) -> Int { self.counts.withLock { $0[path] ?? 0 } }
     }
 
-    /// A device: a client of the stack's gateway with its own token file.
+    /// A device: a client of the stack's gateway with its own token file (or `file`, which
+    /// another client may share).
     static func device(
-        _ stack: Stack, name: String, transport: any HTTPTransport = URLSessionTransport(), now: @escaping @Sendable () -> Date = { Date() }
+        _ stack: Stack, name: String, transport: any HTTPTransport = URLSessionTransport(), file: URL? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) throws -> (LatchkeyClient, FileTokenStore) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-client-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let store = FileTokenStore(file: folder.appendingPathComponent("tokens.json"))
+        let store = FileTokenStore(file: file ?? folder.appendingPathComponent("tokens.json"))
         let client = LatchkeyClient(
             configuration: .init(
                 baseURL: try #require(URL(string: stack.gatewayURL)), tokenStore: store, transport: transport, deviceName: name,
@@ -173,31 +174,48 @@ struct ClientLibraryTests {
         }
     }
 
-    @Test func expiredAccessTokensAreRefreshedOnceAheadOfExpiryAndOnTokenExpired() async throws {
+    @Test func tokensAreRefreshedOnceAheadOfExpiryWhateverTheDeviceClockAndOnTokenExpired() async throws {
         try await Stack.with(gatewayEnvironment: ["TOKEN_CLOCK_LEEWAY": "0"], tokensEnvironment: ["ACCESS_TOKEN_TTL": "10"]) { stack in
             let subject = "apple-\(UUID().uuidString)"
-            // The phone's clock is right: it refreshes in the second half of the token's 10 s.
-            let phoneTransport = CountingTransport()
-            let (phone, phoneStore) = try Self.device(stack, name: "phone", transport: phoneTransport)
-            // The tablet's clock is an hour slow: it believes its token fresh until the gateway says token_expired.
-            let tabletTransport = CountingTransport()
-            let (tablet, tabletStore) = try Self.device(
-                stack, name: "tablet", transport: tabletTransport, now: { Date().addingTimeInterval(-3600) })
-            try await phone.signIn(with: try await Self.apple(stack, subject))
-            try await tablet.signIn(with: try await Self.apple(stack, subject))
-            let signedIn = try #require(try await phoneStore.load())
+            // Three devices of one user: the clock right, an hour slow, an hour fast. Expiry is
+            // counted from `expires_in` on the monotonic clock: all three behave the same.
+            var devices: [(LatchkeyClient, FileTokenStore, CountingTransport)] = []
+            for offset in [0.0, -3600, 3600] {
+                let transport = CountingTransport()
+                let (client, store) = try Self.device(stack, name: "device \(offset)", transport: transport, now: { Date().addingTimeInterval(offset) })
+                try await client.signIn(with: try await Self.apple(stack, subject))
+                devices.append((client, store, transport))
+            }
+            let signedIn = Date()
+            // The first half of the tokens' 10 s: no refresh, however many calls.
+            for (client, _, transport) in devices {
+                for _ in 0..<5 { _ = try await client.favoritesPage() }
+                #expect(transport.count("/api/v1/auth/refresh") == 0)
+            }
+            // 2 s before expiry: inside the refresh margin (half of 10 s); one refresh each, ahead
+            // of the request (no request went out with the old token).
+            try await Task.sleep(for: .seconds(max(0, 8 - Date().timeIntervalSince(signedIn))))
+            for (client, store, transport) in devices {
+                let before = try #require(try await store.load()?.refreshToken)
+                _ = try await client.favoritesPage()
+                _ = try await client.favoritesPage()
+                #expect(transport.count("/api/v1/auth/refresh") == 1)
+                #expect(transport.count("/api/v1/favorites") == 7)
+                #expect(try await store.load()?.refreshToken != before)
+            }
 
-            // 2 s before the phone's token expires: inside the refresh margin (half of 10 s).
-            try await Task.sleep(for: .seconds(max(0, signedIn.expiresAt.timeIntervalSinceNow - 2)))
-            _ = try await phone.favoritesPage()
-            #expect(phoneTransport.count("/api/v1/auth/refresh") == 1)
-            #expect(phoneTransport.count("/api/v1/favorites") == 1)  // no request went out with the old token
-            let rotated = try #require(try await phoneStore.load()?.refreshToken)
-            #expect(rotated != signedIn.refreshToken)
-
-            // Past the tablet's token's expiry (no leeway): the gateway refuses it with token_expired.
-            let tabletExpiry = try #require(try await tabletStore.load()?.expiresAt)
-            try await Task.sleep(for: .seconds(max(0, tabletExpiry.timeIntervalSinceNow + 1.5)))
+            // A client whose store says the token is fresh when the gateway says it expired: the
+            // gateway answers token_expired, and 20 calls share one refresh and retry once each.
+            let (laptop, laptopStore) = try Self.device(stack, name: "laptop")
+            try await laptop.signIn(with: try await Self.apple(stack, subject))
+            var stale = try #require(try await laptopStore.load())
+            try await Task.sleep(for: .seconds(11.5))
+            stale.receivedAt = Date()
+            stale.lifetime = 900
+            let tabletFile = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-tablet-\(UUID().uuidString)/tokens.json")
+            try await FileTokenStore(file: tabletFile).save(stale)
+            let transport = CountingTransport()
+            let (tablet, _) = try Self.device(stack, name: "tablet", transport: transport, file: tabletFile)
             try await withThrowingTaskGroup(of: [String: ItemState].self) { group in
                 for index in 0..<20 { group.addTask { try await tablet.state(of: ["item-\(index)"]) } }
                 var answers = 0
@@ -207,9 +225,9 @@ struct ClientLibraryTests {
                 }
                 #expect(answers == 20)
             }
-            #expect(tabletTransport.count("/api/v1/auth/refresh") == 1)
+            #expect(transport.count("/api/v1/auth/refresh") == 1)
             // At least the first call went out with the expired token and was retried; none more than twice.
-            #expect((21...40).contains(tabletTransport.count("/api/v1/state/query")))
+            #expect((21...40).contains(transport.count("/api/v1/state/query")))
             #expect(try await tablet.authState().user != nil)
         }
     }

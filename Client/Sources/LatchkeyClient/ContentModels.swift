@@ -9,6 +9,13 @@ public struct Favorite: Codable, Hashable, Sendable {
     public var position: Int64?
     public var favoritedAt: Date
 
+    public init(itemID: String, nickname: String? = nil, position: Int64? = nil, favoritedAt: Date) {
+        self.itemID = itemID
+        self.nickname = nickname
+        self.position = position
+        self.favoritedAt = favoritedAt
+    }
+
     enum CodingKeys: String, CodingKey {
         case nickname, position
         case itemID = "item_id"
@@ -21,6 +28,11 @@ public struct ReadMark: Codable, Hashable, Sendable {
     public var itemID: String
     public var readAt: Date
 
+    public init(itemID: String, readAt: Date) {
+        self.itemID = itemID
+        self.readAt = readAt
+    }
+
     enum CodingKeys: String, CodingKey {
         case itemID = "item_id"
         case readAt = "read_at"
@@ -31,6 +43,11 @@ public struct ReadMark: Codable, Hashable, Sendable {
 public struct Unlike: Codable, Hashable, Sendable {
     public var itemID: String
     public var unlikedAt: Date
+
+    public init(itemID: String, unlikedAt: Date) {
+        self.itemID = itemID
+        self.unlikedAt = unlikedAt
+    }
 
     enum CodingKeys: String, CodingKey {
         case itemID = "item_id"
@@ -61,14 +78,39 @@ public struct ItemChange: Codable, Hashable, Sendable {
     public var read: Bool
     public var unliked: Bool
     public var updatedAt: Date
+    /// When the item was favorited, while it is (nil otherwise, or from a gateway that does not say).
+    public var favoritedAt: Date?
+    /// When the item was marked read, while it is.
+    public var readAt: Date?
+    /// When the item was unliked, while it is.
+    public var unlikedAt: Date?
 
     /// True when the user has any state left on the item.
     public var hasState: Bool { self.favorited || self.read || self.unliked }
+
+    public init(
+        itemID: String, favorited: Bool = false, nickname: String? = nil, position: Int64? = nil, read: Bool = false,
+        unliked: Bool = false, updatedAt: Date, favoritedAt: Date? = nil, readAt: Date? = nil, unlikedAt: Date? = nil
+    ) {
+        self.itemID = itemID
+        self.favorited = favorited
+        self.nickname = nickname
+        self.position = position
+        self.read = read
+        self.unliked = unliked
+        self.updatedAt = updatedAt
+        self.favoritedAt = favoritedAt
+        self.readAt = readAt
+        self.unlikedAt = unlikedAt
+    }
 
     enum CodingKeys: String, CodingKey {
         case favorited, nickname, position, read, unliked
         case itemID = "item_id"
         case updatedAt = "updated_at"
+        case favoritedAt = "favorited_at"
+        case readAt = "read_at"
+        case unlikedAt = "unliked_at"
     }
 }
 
@@ -80,6 +122,12 @@ public struct ChangesPage: Codable, Hashable, Sendable {
     public var nextCursor: String
     /// Another page is ready now.
     public var hasMore: Bool
+
+    public init(changes: [ItemChange], nextCursor: String, hasMore: Bool) {
+        self.changes = changes
+        self.nextCursor = nextCursor
+        self.hasMore = hasMore
+    }
 
     enum CodingKeys: String, CodingKey {
         case changes

@@ -10,15 +10,24 @@ public struct SyncBatch: Sendable, Hashable {
     public var removed: [ItemChange]
 
     public var isEmpty: Bool { self.inserted.isEmpty && self.updated.isEmpty && self.removed.isEmpty }
+
+    public init(inserted: [ItemChange] = [], updated: [ItemChange] = [], removed: [ItemChange] = []) {
+        self.inserted = inserted
+        self.updated = updated
+        self.removed = removed
+    }
 }
 
 /// Keeps a device's copy of the user's content state in step with the gateway: each
 /// ``sync(_:)`` pulls `GET /api/v1/state/changes` from the stored cursor and hands the app
 /// inserts, updates and removals, a page at a time.
 ///
-/// Delivery is at least once: the checkpoint is saved after the app's handler returns, so a
-/// crash in between hands the same page again. Apply changes by item id (upsert, delete) and a
-/// repeat does no harm. Run one sync at a time.
+/// Delivery is at least once: the checkpoint is saved after the app's handler returns (and,
+/// on a long first sync, every so often rather than after every page), so a crash in between
+/// hands the same changes again. Apply changes by item id (upsert, delete) and a repeat does
+/// no harm. Syncs of one `ContentSync` run one at a time: a second call waits for the first.
+/// A cursor the gateway refuses (a 400, e.g. after a server-side reset) is dropped and the sync
+/// starts over from the beginning by itself.
 public actor ContentSync {
     /// The client whose user's state is synced.
     public let client: LatchkeyClient
@@ -26,6 +35,7 @@ public actor ContentSync {
     public let store: any SyncCursorStore
     /// Changes per page (the gateway's default when nil).
     public let pageSize: Int?
+    private let turn = AsyncLock()
 
     /// A sync of `client`'s user, from the checkpoint in `store` (an in-memory one starts over
     /// at every launch: give it a ``FileSyncCursorStore`` in an app).
@@ -37,21 +47,43 @@ public actor ContentSync {
 
     /// Pulls every change since the last sync. `apply` is called once per page that changed
     /// anything the app should know; the checkpoint moves past a page only after `apply`
-    /// returns. Returns every change handed over, in one batch.
+    /// returns. Returns every change handed over, in one batch. Stops with `CancellationError`
+    /// between pages when its task is cancelled.
     @discardableResult
-    public func sync(_ apply: @Sendable (SyncBatch) async throws -> Void) async throws -> SyncBatch {
-        guard case .signedIn(let user) = try await self.client.authState() else { throw LatchkeyError.notSignedIn }
-        var checkpoint = try await self.store.load()
-        if checkpoint?.userID != user.id { checkpoint = SyncCheckpoint(userID: user.id) }
-        guard var checkpoint else { preconditionFailure("the checkpoint was just set") }
+    public func sync(_ apply: @escaping @Sendable (SyncBatch) async throws -> Void) async throws -> SyncBatch {
+        try await self.turn.withLock { try await self.pull(apply) }
+    }
 
-        var total = SyncBatch(inserted: [], updated: [], removed: [])
+    private func pull(_ apply: @Sendable (SyncBatch) async throws -> Void) async throws -> SyncBatch {
+        guard case .signedIn(let user) = try await self.client.authState() else { throw LatchkeyError.notSignedIn }
+        var checkpoint = try await self.store.load() ?? SyncCheckpoint(userID: user.id)
+        if checkpoint.userID != user.id { checkpoint = SyncCheckpoint(userID: user.id) }
+
+        var total = SyncBatch()
+        // Saving writes every known id: save when the changes since the last save at least
+        // match their number (and at the end), so a first sync of n items does O(n) work.
+        var changesSinceSave = 0
+        var startedOver = false
         while true {
-            let page = try await self.client.changes(since: checkpoint.cursor, limit: self.pageSize)
+            try Task.checkCancellation()
+            let page: ChangesPage
+            do {
+                page = try await self.client.changes(since: checkpoint.cursor, limit: self.pageSize)
+            } catch LatchkeyError.badRequest where checkpoint.cursor != nil && !startedOver {
+                // The cursor is refused: from the start, keeping what the app knows, so that
+                // what it already holds comes as updates and what was removed meanwhile as removals.
+                checkpoint.cursor = nil
+                startedOver = true
+                continue
+            }
             let batch = Self.sort(page.changes, known: &checkpoint.knownItemIDs)
             if !batch.isEmpty { try await apply(batch) }
             checkpoint.cursor = page.nextCursor
-            try await self.store.save(checkpoint)
+            changesSinceSave += page.changes.count
+            if !page.hasMore || changesSinceSave >= checkpoint.knownItemIDs.count {
+                try await self.store.save(checkpoint)
+                changesSinceSave = 0
+            }
             total.inserted += batch.inserted
             total.updated += batch.updated
             total.removed += batch.removed
@@ -61,12 +93,12 @@ public actor ContentSync {
 
     /// Forgets the checkpoint: the next sync hands over the whole state as inserts.
     public func reset() async throws {
-        try await self.store.clear()
+        try await self.turn.withLock { try await self.store.clear() }
     }
 
     /// Sorts a page's changes by what the app knew before, and updates what it knows.
     static func sort(_ changes: [ItemChange], known: inout Set<String>) -> SyncBatch {
-        var batch = SyncBatch(inserted: [], updated: [], removed: [])
+        var batch = SyncBatch()
         for change in changes {
             switch (known.contains(change.itemID), change.hasState) {
             case (false, true):

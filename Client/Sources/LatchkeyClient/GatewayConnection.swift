@@ -1,12 +1,27 @@
 import Foundation
 
-/// How the client talks to the gateway: builds the request, sends it through the transport and
-/// turns the answer into a value or a ``LatchkeyError``. Knows nothing of tokens but the one
-/// it is handed.
+/// How the client talks to the gateway: builds the request, sends it through the transport with
+/// a deadline, sends an idempotent one again after no answer or a 429/503, and turns the answer
+/// into a value or a ``LatchkeyError``. Knows nothing of tokens but the one it is handed.
 struct GatewayConnection: Sendable {
     let baseURL: URL
     let transport: any HTTPTransport
     let additionalHeaders: [String: String]
+    /// How long one attempt waits for its answer.
+    let requestTimeout: TimeInterval
+    /// Attempts of an idempotent request, the first included.
+    let maximumAttempts: Int
+    /// The longest `Retry-After` the client waits by itself; a longer one is thrown to the app.
+    let maximumRetryDelay: TimeInterval
+
+    /// Whether a request may be sent twice with the same effect.
+    enum Repeat {
+        /// GET, PUT, DELETE and the read-only or set-valued POSTs: retried after no answer, a 429
+        /// or a 503.
+        case idempotent
+        /// Sign-in, toggle, link, logout: never sent again by the client.
+        case once
+    }
 
     /// Percent-encodes a path segment (an item id): everything but RFC 3986's unreserved characters.
     static func pathSegment(_ text: String) -> String {
@@ -15,17 +30,44 @@ struct GatewayConnection: Sendable {
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
-    /// Sends one request; returns the response when its status is below 400.
+    /// Sends one request (again, when `repeat` allows, after a transient failure); returns the
+    /// response when its status is below 400. Throws `CancellationError` when the task is cancelled.
     func send(
-        _ method: String, _ path: String, query: [(String, String)] = [], body: [String: JSONValue]? = nil, bearer: String? = nil
-    ) async throws(LatchkeyError) -> HTTPResponse {
+        _ method: String, _ path: String, query: [(String, String)] = [], body: [String: JSONValue]? = nil, bearer: String? = nil,
+        repeat: Repeat, timeout: TimeInterval? = nil
+    ) async throws -> HTTPResponse {
+        let request = try self.request(method, path, query: query, body: body, bearer: bearer, timeout: timeout ?? self.requestTimeout)
+        var attempt = 1
+        while true {
+            do {
+                return try await self.sendOnce(request)
+            } catch let error as LatchkeyError {
+                guard case .idempotent = `repeat`, attempt < self.maximumAttempts, let delay = self.retryDelay(after: error, attempt: attempt)
+                else { throw error }
+                try await Task.sleep(for: .seconds(delay))
+                attempt += 1
+            }
+        }
+    }
+
+    /// How long to wait before sending again after `error`, or nil when it is not worth it.
+    func retryDelay(after error: LatchkeyError, attempt: Int) -> TimeInterval? {
+        guard error.isTransient else { return nil }
+        if let retryAfter = error.detail?.retryAfter { return retryAfter <= self.maximumRetryDelay ? retryAfter : nil }
+        // No answer: at once the first time (a dropped connection), then backing off.
+        return attempt == 1 ? 0 : min(0.25 * Double(1 << min(attempt - 1, 6)), self.maximumRetryDelay)
+    }
+
+    func request(
+        _ method: String, _ path: String, query: [(String, String)], body: [String: JSONValue]?, bearer: String?, timeout: TimeInterval
+    ) throws(LatchkeyError) -> HTTPRequest {
         let base = self.baseURL.absoluteString.hasSuffix("/") ? String(self.baseURL.absoluteString.dropLast()) : self.baseURL.absoluteString
         var text = base + path
         if !query.isEmpty {
             text += "?" + query.map { "\(Self.pathSegment($0.0))=\(Self.pathSegment($0.1))" }.joined(separator: "&")
         }
         guard let url = URL(string: text) else { throw .transport(URLError(.badURL)) }
-        var request = HTTPRequest(method: method, url: url, headers: self.additionalHeaders)
+        var request = HTTPRequest(method: method, url: url, headers: self.additionalHeaders, timeout: timeout)
         request.headers["Accept"] = "application/json"
         if let bearer { request.headers["Authorization"] = "Bearer \(bearer)" }
         if let body {
@@ -36,11 +78,29 @@ struct GatewayConnection: Sendable {
             }
             request.headers["Content-Type"] = "application/json"
         }
+        return request
+    }
+
+    /// One attempt: the transport's answer, or `transport(URLError(.timedOut))` once the
+    /// request's timeout passed (the transport's request is cancelled then).
+    func sendOnce(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let transport = self.transport
+        let timeout = request.timeout ?? self.requestTimeout
         let response: HTTPResponse
         do {
-            response = try await self.transport.send(request)
+            response = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+                group.addTask { try await transport.send(request) }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(timeout))
+                    throw URLError(.timedOut)
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next() else { throw URLError(.unknown) }
+                return first
+            }
         } catch {
-            throw .transport(error)
+            if Task.isCancelled || error is CancellationError { throw CancellationError() }
+            throw LatchkeyError.transport(error)
         }
         guard response.status < 400 else { throw LatchkeyError(response: response) }
         return response
@@ -55,9 +115,11 @@ struct GatewayConnection: Sendable {
         }
     }
 
-    /// `POST /api/v1/auth/refresh`: a new pair for the refresh token.
-    func refresh(_ refreshToken: String) async throws(LatchkeyError) -> TokenResponse {
-        let response = try await self.send("POST", "/api/v1/auth/refresh", body: ["refresh_token": .string(refreshToken)])
-        return try Self.decode(TokenResponse.self, from: response)
+    /// One `POST /api/v1/auth/refresh` for the refresh token, waiting `timeout` at most. The
+    /// session controller decides about retries (docs/client.md, "Tokens and refresh").
+    func refresh(_ refreshToken: String, timeout: TimeInterval) async throws -> TokenResponse {
+        let request = try self.request(
+            "POST", "/api/v1/auth/refresh", query: [], body: ["refresh_token": .string(refreshToken)], bearer: nil, timeout: timeout)
+        return try Self.decode(TokenResponse.self, from: try await self.sendOnce(request))
     }
 }

@@ -4,6 +4,10 @@ import Security
 
 /// A ``TokenStore`` in the Keychain: one generic-password item holding the tokens as JSON,
 /// readable after the device's first unlock and never migrated to another device.
+///
+/// An app and its extensions sharing the item through an access group should also share a
+/// ``lockFile`` in their app group container: the clients then take turns to refresh, and never
+/// both rotate the same refresh token.
 public actor KeychainTokenStore: TokenStore {
     /// The item's `kSecAttrService`; the app's bundle id plus a suffix is a good choice.
     public let service: String
@@ -11,12 +15,28 @@ public actor KeychainTokenStore: TokenStore {
     public let account: String
     /// A Keychain access group shared with the app's extensions, or nil for the app's own.
     public let accessGroup: String?
+    /// A file the processes sharing the item lock while one refreshes (in the app group's
+    /// container), or nil when one process uses it.
+    public let lockFile: URL?
+    private let lock = AsyncLock()
 
     /// The store of one Keychain item, named by `service` and `account`.
-    public init(service: String, account: String = "latchkey.tokens", accessGroup: String? = nil) {
+    public init(service: String, account: String = "latchkey.tokens", accessGroup: String? = nil, lockFile: URL? = nil) {
         self.service = service
         self.account = account
         self.accessGroup = accessGroup
+        self.lockFile = lockFile
+    }
+
+    /// Runs `body` while no other client of the item runs its own: in this process in turn, and
+    /// across processes through ``lockFile`` when there is one.
+    public nonisolated func withExclusiveAccess<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        let lockFile = self.lockFile
+        return try await self.lock.withLock {
+            guard let lockFile else { return try await body() }
+            try PrivateFile.createFolder(of: lockFile)
+            return try await FileLock.withLock(lockFile, body)
+        }
     }
 
     /// A Keychain call's failure, with its `OSStatus`.

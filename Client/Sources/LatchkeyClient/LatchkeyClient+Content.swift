@@ -8,7 +8,7 @@ extension LatchkeyClient {
     @discardableResult
     public func favorite(
         _ itemID: String, nickname: FieldUpdate<String> = .unchanged, position: FieldUpdate<Int64> = .unchanged
-    ) async throws(LatchkeyError) -> Favorite {
+    ) async throws -> Favorite {
         var body: [String: JSONValue] = [:]
         switch nickname {
         case .unchanged: break
@@ -24,18 +24,18 @@ extension LatchkeyClient {
     }
 
     /// Removes an item from the favorites; no error when it was not one.
-    public func unfavorite(_ itemID: String) async throws(LatchkeyError) {
+    public func unfavorite(_ itemID: String) async throws {
         _ = try await self.authorized("DELETE", Self.itemPath("favorites", itemID))
     }
 
     /// Flips an item's favorite flag and returns the new value. Not idempotent: the client never
     /// retries it after an answer that did not arrive.
-    public func toggleFavorite(_ itemID: String) async throws(LatchkeyError) -> Bool {
-        try await self.authorized(Toggled.self, "POST", Self.itemPath("favorites", itemID) + "/toggle").favorited
+    public func toggleFavorite(_ itemID: String) async throws -> Bool {
+        try await self.authorized(Toggled.self, "POST", Self.itemPath("favorites", itemID) + "/toggle", repeat: .once).favorited
     }
 
     /// One page of the favorites (`GET /api/v1/favorites`); `limit` 1–200.
-    public func favoritesPage(cursor: String? = nil, limit: Int = 50, order: FavoritesOrder = .recent) async throws(LatchkeyError)
+    public func favoritesPage(cursor: String? = nil, limit: Int = 50, order: FavoritesOrder = .recent) async throws
         -> Page<Favorite>
     {
         var query = Self.pageQuery(cursor: cursor, limit: limit)
@@ -45,71 +45,71 @@ extension LatchkeyClient {
 
     /// Every favorite, a page of `pageSize` at a time.
     public func favorites(order: FavoritesOrder = .recent, pageSize: Int = 50) -> PagedSequence<Favorite> {
-        PagedSequence { cursor throws(LatchkeyError) in try await self.favoritesPage(cursor: cursor, limit: pageSize, order: order) }
+        PagedSequence { cursor in try await self.favoritesPage(cursor: cursor, limit: pageSize, order: order) }
     }
 
     // MARK: - Read and unlikes
 
     /// Marks an item read.
     @discardableResult
-    public func markRead(_ itemID: String) async throws(LatchkeyError) -> ReadMark {
+    public func markRead(_ itemID: String) async throws -> ReadMark {
         try await self.authorized(ReadMark.self, "PUT", Self.itemPath("read", itemID))
     }
 
     /// Marks an item unread; no error when it was not read.
-    public func markUnread(_ itemID: String) async throws(LatchkeyError) {
+    public func markUnread(_ itemID: String) async throws {
         _ = try await self.authorized("DELETE", Self.itemPath("read", itemID))
     }
 
     /// Marks many items read or unread at once (at most 500); returns how many changed.
     @discardableResult
-    public func setRead(_ read: Bool, for itemIDs: [String]) async throws(LatchkeyError) -> Int {
+    public func setRead(_ read: Bool, for itemIDs: [String]) async throws -> Int {
         let body: [String: JSONValue] = ["item_ids": .array(itemIDs.map(JSONValue.string)), "read": .bool(read)]
         return try await self.authorized(BatchResult.self, "POST", "/api/v1/read/batch", body: body).updated
     }
 
     /// One page of the read items, most recently read first.
-    public func readPage(cursor: String? = nil, limit: Int = 50) async throws(LatchkeyError) -> Page<ReadMark> {
+    public func readPage(cursor: String? = nil, limit: Int = 50) async throws -> Page<ReadMark> {
         try await self.authorized(Page<ReadMark>.self, "GET", "/api/v1/read", query: Self.pageQuery(cursor: cursor, limit: limit))
     }
 
     /// Every read item, a page of `pageSize` at a time.
     public func readItems(pageSize: Int = 50) -> PagedSequence<ReadMark> {
-        PagedSequence { cursor throws(LatchkeyError) in try await self.readPage(cursor: cursor, limit: pageSize) }
+        PagedSequence { cursor in try await self.readPage(cursor: cursor, limit: pageSize) }
     }
 
     /// Unlikes an item.
     @discardableResult
-    public func unlike(_ itemID: String) async throws(LatchkeyError) -> Unlike {
+    public func unlike(_ itemID: String) async throws -> Unlike {
         try await self.authorized(Unlike.self, "PUT", Self.itemPath("unlikes", itemID))
     }
 
     /// Takes back an unlike; no error when there was none.
-    public func removeUnlike(_ itemID: String) async throws(LatchkeyError) {
+    public func removeUnlike(_ itemID: String) async throws {
         _ = try await self.authorized("DELETE", Self.itemPath("unlikes", itemID))
     }
 
     /// One page of the unliked items, most recent first.
-    public func unlikesPage(cursor: String? = nil, limit: Int = 50) async throws(LatchkeyError) -> Page<Unlike> {
+    public func unlikesPage(cursor: String? = nil, limit: Int = 50) async throws -> Page<Unlike> {
         try await self.authorized(Page<Unlike>.self, "GET", "/api/v1/unlikes", query: Self.pageQuery(cursor: cursor, limit: limit))
     }
 
     /// Every unliked item, a page of `pageSize` at a time.
     public func unlikedItems(pageSize: Int = 50) -> PagedSequence<Unlike> {
-        PagedSequence { cursor throws(LatchkeyError) in try await self.unlikesPage(cursor: cursor, limit: pageSize) }
+        PagedSequence { cursor in try await self.unlikesPage(cursor: cursor, limit: pageSize) }
     }
 
     // MARK: - State
 
     /// The user's flags on each of `itemIDs` (at most 500), an entry for every id.
-    public func state(of itemIDs: [String]) async throws(LatchkeyError) -> [String: ItemState] {
+    public func state(of itemIDs: [String]) async throws -> [String: ItemState] {
         let body: [String: JSONValue] = ["item_ids": .array(itemIDs.map(JSONValue.string))]
         return try await self.authorized(StateQuery.self, "POST", "/api/v1/state/query", body: body).items
     }
 
     /// One page of the changes feed after `cursor` (nil: from the start). ``ContentSync`` keeps
     /// the cursor for you.
-    public func changes(since cursor: String?, limit: Int? = nil) async throws(LatchkeyError) -> ChangesPage {
+    public func changes(since cursor: String?, limit: Int? = nil) async throws -> ChangesPage {
         var query: [(String, String)] = []
         if let cursor { query.append(("since", cursor)) }
         if let limit { query.append(("limit", String(limit))) }

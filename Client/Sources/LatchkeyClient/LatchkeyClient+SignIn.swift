@@ -4,19 +4,20 @@ extension LatchkeyClient {
     /// Signs in with Apple (`POST /api/v1/auth/apple`): the gateway verifies the identity token,
     /// finds or creates the user and opens a session, which the client keeps.
     @discardableResult
-    public func signIn(with credential: AppleCredential) async throws(LatchkeyError) -> SignInResult {
+    public func signIn(with credential: AppleCredential) async throws -> SignInResult {
         try await self.signIn("/api/v1/auth/apple", body: credential.body(deviceName: self.configuration.deviceName))
     }
 
     /// Signs in with Google (`POST /api/v1/auth/google`) with an ID token or an access token.
     @discardableResult
-    public func signIn(with credential: GoogleCredential) async throws(LatchkeyError) -> SignInResult {
+    public func signIn(with credential: GoogleCredential) async throws -> SignInResult {
         try await self.signIn("/api/v1/auth/google", body: credential.body(deviceName: self.configuration.deviceName))
     }
 
-    private func signIn(_ path: String, body: [String: JSONValue]) async throws(LatchkeyError) -> SignInResult {
-        let response = try GatewayConnection.decode(TokenResponse.self, from: try await self.gateway.send("POST", path, body: body))
-        try await self.session.signedIn(response.tokens(receivedAt: self.configuration.now()))
+    private func signIn(_ path: String, body: [String: JSONValue]) async throws -> SignInResult {
+        let response = try GatewayConnection.decode(TokenResponse.self, from: try await self.gateway.send("POST", path, body: body, repeat: .once))
+        let receivedUptime = self.configuration.uptime()
+        await self.session.signedIn(response.tokens(receivedAt: self.configuration.now()), receivedUptime: receivedUptime)
         return SignInResult(user: response.user, isNewUser: response.isNewUser ?? false)
     }
 
@@ -24,62 +25,66 @@ extension LatchkeyClient {
     /// ``SignOutScope/everywhere`` the client forgets its tokens even when the gateway cannot
     /// be reached (the error is still thrown, after the local sign-out), and reports
     /// ``SignOutReason/signedOut``. Does nothing when not signed in.
-    public func signOut(_ scope: SignOutScope = .thisDevice) async throws(LatchkeyError) {
+    public func signOut(_ scope: SignOutScope = .thisDevice) async throws {
         guard try await self.session.isSignedIn() else { return }
-        var failure: LatchkeyError?
+        var failure: (any Error)?
         do {
-            _ = try await self.authorized("POST", "/api/v1/auth/logout", body: ["scope": .string(scope.rawValue)])
+            _ = try await self.authorized("POST", "/api/v1/auth/logout", body: ["scope": .string(scope.rawValue)], repeat: .once)
         } catch {
             failure = error
         }
         if scope != .otherDevices, try await self.session.isSignedIn() { try await self.session.signOut(.signedOut) }
         // A 401 means this session had already ended: signed out either way.
-        if let failure, failure.detail?.status != 401, failure.notSignedIn == false { throw failure }
+        if let failure {
+            guard let error = failure as? LatchkeyError else { throw failure }
+            if error.detail?.status != 401, error.notSignedIn == false { throw error }
+        }
     }
 
     /// Deletes the account (`DELETE /api/v1/auth/account`): the user, every session and all
     /// content state. The client then reports ``SignOutReason/accountDeleted``. A retry after a
     /// failure completes a deletion that stopped half way.
-    public func deleteAccount() async throws(LatchkeyError) {
-        _ = try await self.authorized("DELETE", "/api/v1/auth/account")
+    public func deleteAccount() async throws {
+        _ = try await self.authorized("DELETE", "/api/v1/auth/account", repeat: .once)
         try await self.session.signOut(.accountDeleted)
     }
 
     /// The signed-in user as the gateway has them now (`GET /api/v1/auth/me`).
-    public func currentUser() async throws(LatchkeyError) -> User {
+    public func currentUser() async throws -> User {
         let user = try await self.authorized(User.self, "GET", "/api/v1/auth/me")
-        try await self.session.update(user)
+        await self.session.update(user)
         return user
     }
 
     /// Links another provider's identity to the signed-in user. Throws
     /// ``LatchkeyError/identityAlreadyLinked(_:)`` when it belongs to another user.
     @discardableResult
-    public func link(_ credential: LinkCredential) async throws(LatchkeyError) -> User {
-        let user = try await self.authorized(User.self, "POST", "/api/v1/auth/identities/\(credential.provider.rawValue)", body: credential.body)
-        try await self.session.update(user)
+    public func link(_ credential: LinkCredential) async throws -> User {
+        let user = try await self.authorized(User.self, "POST", "/api/v1/auth/identities/\(credential.provider.rawValue)", body: credential.body,
+            repeat: .once)
+        await self.session.update(user)
         return user
     }
 
     /// Unlinks a provider from the signed-in user. Throws ``LatchkeyError/lastIdentity(_:)`` for
     /// the user's only one.
     @discardableResult
-    public func unlink(_ provider: IdentityProvider) async throws(LatchkeyError) -> User {
+    public func unlink(_ provider: IdentityProvider) async throws -> User {
         let user = try await self.authorized(
-            User.self, "DELETE", "/api/v1/auth/identities/\(GatewayConnection.pathSegment(provider.rawValue))")
-        try await self.session.update(user)
+            User.self, "DELETE", "/api/v1/auth/identities/\(GatewayConnection.pathSegment(provider.rawValue))", repeat: .once)
+        await self.session.update(user)
         return user
     }
 
     /// The user's sessions (signed-in devices); ``DeviceSession/current`` marks this one.
-    public func sessions() async throws(LatchkeyError) -> [DeviceSession] {
+    public func sessions() async throws -> [DeviceSession] {
         try await self.authorized(SessionList.self, "GET", "/api/v1/auth/sessions").sessions
     }
 
     /// Ends one of the user's sessions (another device). Throws ``LatchkeyError/notFound(_:)``
     /// for a session that is not the user's.
-    public func deleteSession(id: String) async throws(LatchkeyError) {
-        _ = try await self.authorized("DELETE", "/api/v1/auth/sessions/\(GatewayConnection.pathSegment(id))")
+    public func deleteSession(id: String) async throws {
+        _ = try await self.authorized("DELETE", "/api/v1/auth/sessions/\(GatewayConnection.pathSegment(id))", repeat: .once)
     }
 
     private struct SessionList: Decodable {

@@ -8,17 +8,21 @@ public struct ErrorDetail: Sendable, Hashable {
     public var message: String
     /// The gateway's `X-Request-ID` for the request: every service's logs carry it.
     public var requestID: String?
+    /// The answer's `Retry-After`, in seconds from when it arrived (429 and 503 send one).
+    public var retryAfter: TimeInterval?
 
-    public init(status: Int, code: String, message: String, requestID: String?) {
+    public init(status: Int, code: String, message: String, requestID: String?, retryAfter: TimeInterval? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.requestID = requestID
+        self.retryAfter = retryAfter
     }
 }
 
 /// Every failure the client reports: one case per code of the gateway's error catalogue
-/// (docs/api.md), plus the failures that happen before or after the gateway answers.
+/// (docs/api.md), plus the failures that happen before or after the gateway answers. (A
+/// cancelled task gets `CancellationError` instead.)
 ///
 /// Branch on the case, show ``ErrorDetail/message`` to people, and quote
 /// ``requestID`` when reporting a problem.
@@ -59,13 +63,15 @@ public enum LatchkeyError: Error, Sendable {
     /// 429: too many sign-ins or refreshes from this address; `retryAfter` is the gateway's
     /// `Retry-After` in seconds, when it sent one.
     case rateLimited(ErrorDetail, retryAfter: TimeInterval?)
-    /// 503: a backend is unreachable. Retry later.
+    /// 503: a backend is unreachable. Retry later (``ErrorDetail/retryAfter`` says when, if the
+    /// gateway or a proxy in front of it said).
     case serviceUnavailable(ErrorDetail)
     /// 500: a bug on the server.
     case `internal`(ErrorDetail)
     /// A catalogue code this version of the library does not know.
     case other(ErrorDetail)
-    /// A response that is not the gateway's JSON error body (a proxy's error page, say).
+    /// A response that is not the gateway's JSON error body (a proxy's error page, say); a 429
+    /// or 503 without one is still ``rateLimited(_:retryAfter:)`` or ``serviceUnavailable(_:)``.
     case unexpectedResponse(status: Int, requestID: String?)
     /// A call that needs a signed-in user, made while signed out.
     case notSignedIn
@@ -107,13 +113,27 @@ extension LatchkeyError {
     /// body `{"error":{"code","message","request_id"}}`, in one place.
     init(response: HTTPResponse) {
         let headerRequestID = response.header("X-Request-ID")
+        let retryAfter = Self.retryAfter(response.header("Retry-After"))
         guard let body = try? JSONDecoder().decode(ErrorBody.self, from: response.body) else {
-            self = .unexpectedResponse(status: response.status, requestID: headerRequestID)
+            // A proxy's or load balancer's 429 or 503 (a text page, no body): still a back-off.
+            switch response.status {
+            case 429:
+                self = .rateLimited(
+                    ErrorDetail(status: 429, code: "rate_limited", message: "Too many requests", requestID: headerRequestID, retryAfter: retryAfter),
+                    retryAfter: retryAfter)
+            case 503:
+                self = .serviceUnavailable(
+                    ErrorDetail(
+                        status: 503, code: "service_unavailable", message: "Service unavailable", requestID: headerRequestID,
+                        retryAfter: retryAfter))
+            default:
+                self = .unexpectedResponse(status: response.status, requestID: headerRequestID)
+            }
             return
         }
         let detail = ErrorDetail(
             status: response.status, code: body.error.code, message: body.error.message,
-            requestID: body.error.requestID ?? headerRequestID)
+            requestID: body.error.requestID ?? headerRequestID, retryAfter: retryAfter)
         switch body.error.code {
         case "bad_request": self = .badRequest(detail)
         case "unauthorized": self = .unauthorized(detail)
@@ -130,10 +150,20 @@ extension LatchkeyError {
         case "conflict": self = .conflict(detail)
         case "payload_too_large": self = .payloadTooLarge(detail)
         case "unsupported_media_type": self = .unsupportedMediaType(detail)
-        case "rate_limited": self = .rateLimited(detail, retryAfter: Self.retryAfter(response.header("Retry-After")))
+        case "rate_limited": self = .rateLimited(detail, retryAfter: retryAfter)
         case "service_unavailable": self = .serviceUnavailable(detail)
         case "internal": self = .internal(detail)
         default: self = .other(detail)
+        }
+    }
+
+    /// True when no answer arrived or the answer says to come back later (429, 502, 503,
+    /// 504): a request that may be sent again, if it is idempotent.
+    var isTransient: Bool {
+        switch self {
+        case .transport, .rateLimited, .serviceUnavailable: true
+        case .unexpectedResponse(let status, _): [429, 502, 503, 504].contains(status)
+        default: false
         }
     }
 

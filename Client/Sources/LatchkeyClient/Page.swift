@@ -2,6 +2,11 @@
 public struct Page<Item: Sendable>: Sendable {
     public var items: [Item]
     public var nextCursor: String?
+
+    public init(items: [Item], nextCursor: String?) {
+        self.items = items
+        self.nextCursor = nextCursor
+    }
 }
 
 extension Page: Decodable where Item: Decodable {
@@ -19,10 +24,10 @@ extension Page: Decodable where Item: Decodable {
 public struct PagedSequence<Item: Sendable>: AsyncSequence, Sendable {
     public typealias Element = Item
 
-    let fetch: @Sendable (_ cursor: String?) async throws(LatchkeyError) -> Page<Item>
+    let fetch: @Sendable (_ cursor: String?) async throws -> Page<Item>
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let fetch: @Sendable (_ cursor: String?) async throws(LatchkeyError) -> Page<Item>
+        let fetch: @Sendable (_ cursor: String?) async throws -> Page<Item>
         var buffer: [Item] = []
         var index = 0
         var cursor: String?
@@ -31,6 +36,7 @@ public struct PagedSequence<Item: Sendable>: AsyncSequence, Sendable {
         public mutating func next() async throws -> Item? {
             while self.index == self.buffer.count {
                 if self.finished { return nil }
+                try Task.checkCancellation()
                 let page = try await self.fetch(self.cursor)
                 self.buffer = page.items
                 self.index = 0

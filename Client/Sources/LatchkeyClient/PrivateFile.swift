@@ -17,7 +17,15 @@ enum PrivateFile {
         return try Data(contentsOf: file)
     }
 
+    /// Creates the file's folder (0700, with its parents) when it does not exist.
+    static func createFolder(of file: URL) throws {
+        let folder = file.deletingLastPathComponent()
+        guard !FileManager.default.fileExists(atPath: folder.path) else { return }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
     static func write(_ data: Data, to file: URL) throws {
+        try Self.createFolder(of: file)
         let temporary = file.deletingLastPathComponent()
             .appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)

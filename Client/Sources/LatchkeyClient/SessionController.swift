@@ -3,30 +3,54 @@ import Foundation
 /// The client's session: the tokens, loaded once from the ``TokenStore`` and kept in step with
 /// it, the one refresh in flight that every caller shares, and the subscribers to auth state
 /// changes.
+///
+/// Every change of the stored tokens happens inside the store's exclusive access (other
+/// clients of the same store, in this process or another, wait), and is stored before it is
+/// used. `generation` counts sign-ins and sign-outs: a refresh started before one never
+/// applies its outcome after it.
 actor SessionController {
-    private enum State {
+    /// A pair held in memory, with when it was received by the monotonic clock: expiry is
+    /// counted from there, never read off the device's wall clock.
+    struct Held: Sendable, Equatable {
+        var tokens: StoredTokens
+        var receivedUptime: TimeInterval
+    }
+
+    enum State {
         /// The store has not been read yet.
         case notLoaded
         /// The store is being read; every caller waits for this one read.
         case loading(Task<StoredTokens?, any Error>)
         case signedOut(SignOutReason)
-        case signedIn(StoredTokens)
+        case signedIn(Held)
         /// A refresh of these tokens is in flight; every caller that needs tokens awaits it.
-        case refreshing(StoredTokens, Task<StoredTokens, any Error>)
+        case refreshing(Held, Task<Held, any Error>)
     }
 
-    private var state = State.notLoaded
-    private var subscribers: [UUID: AsyncStream<AuthState>.Continuation] = [:]
-    private let store: any TokenStore
-    private let gateway: GatewayConnection
-    private let refreshAhead: TimeInterval
-    private let now: @Sendable () -> Date
+    /// What the client's configuration says about refreshing, and its clocks.
+    struct Settings: Sendable {
+        var refreshAhead: TimeInterval
+        var refreshAttemptTimeout: TimeInterval
+        var refreshRetryWindow: TimeInterval
+        var now: @Sendable () -> Date
+        var uptime: @Sendable () -> TimeInterval
+        var onTokenStoreFailure: (@Sendable (LatchkeyError) -> Void)?
+    }
 
-    init(store: any TokenStore, gateway: GatewayConnection, refreshAhead: TimeInterval, now: @escaping @Sendable () -> Date) {
+    var state = State.notLoaded
+    var generation = 0
+    /// A pair the store failed to take: held in memory, saved again on the next call.
+    var unsaved: StoredTokens?
+    private var subscribers: [UUID: AsyncStream<AuthState>.Continuation] = [:]
+    let store: any TokenStore
+    let gateway: GatewayConnection
+    let settings: Settings
+    private let storeLock = AsyncLock()
+
+    init(store: any TokenStore, gateway: GatewayConnection, settings: Settings) {
         self.store = store
         self.gateway = gateway
-        self.refreshAhead = refreshAhead
-        self.now = now
+        self.settings = settings
     }
 
     // MARK: - Tokens for requests
@@ -34,137 +58,156 @@ actor SessionController {
     /// Tokens to send now: refreshed first when the access token expires within the refresh
     /// margin, or when it is `expired`, the one the gateway just refused with `token_expired`
     /// (unless another caller's refresh already replaced it).
-    func validTokens(replacingExpired expired: String? = nil) async throws(LatchkeyError) -> StoredTokens {
+    func validTokens(replacingExpired expired: String? = nil) async throws -> StoredTokens {
+        await self.saveUnsaved()
         switch try await self.settledState() {
-        case .signedIn(let tokens) where tokens.accessToken == expired || self.needsRefresh(tokens):
-            return try await self.refresh(tokens)
-        case .signedIn(let tokens):
-            return tokens
+        case .signedIn(let held) where held.tokens.accessToken == expired:
+            return try await self.refresh(held, force: true).tokens
+        case .signedIn(let held) where self.needsRefresh(held):
+            return try await self.refresh(held, force: false).tokens
+        case .signedIn(let held):
+            return held.tokens
         case .refreshing(_, let task):
-            return try await Self.value(of: task)
+            return try await Self.value(of: task).tokens
         case .signedOut:
-            throw .notSignedIn
+            throw LatchkeyError.notSignedIn
         case .notLoaded, .loading:
             preconditionFailure("settledState returned an unsettled state")
+        }
+    }
+
+    /// Rotates the pair now, or joins the refresh in flight.
+    func refreshNow() async throws -> StoredTokens {
+        switch try await self.settledState() {
+        case .signedIn(let held): return try await self.refresh(held, force: true).tokens
+        case .refreshing(_, let task): return try await Self.value(of: task).tokens
+        case .signedOut: throw LatchkeyError.notSignedIn
+        case .notLoaded, .loading: preconditionFailure("settledState returned an unsettled state")
         }
     }
 
     /// The gateway refused a request made with `accessToken`: `session_revoked` signs the
     /// client out, unless the session changed since (a new sign-in must not be ended by an
     /// old request's answer).
-    func refused(_ error: LatchkeyError, accessToken: String) async throws(LatchkeyError) {
-        guard case .sessionRevoked = error, case .signedIn(let tokens) = self.state, tokens.accessToken == accessToken else { return }
-        try await self.signOut(.sessionRevoked)
+    func refused(_ error: any Error, accessToken: String) async throws {
+        guard case LatchkeyError.sessionRevoked = error, self.held?.tokens.accessToken == accessToken else { return }
+        try await self.signOut(.sessionRevoked, onlyIfStored: true)
     }
 
-    private func needsRefresh(_ tokens: StoredTokens) -> Bool {
-        // Never more than half the token's lifetime ahead, so a short-lived token is not
-        // refreshed on every call.
-        let lifetime = tokens.expiresAt.timeIntervalSince(tokens.receivedAt)
-        let margin = min(self.refreshAhead, max(lifetime, 0) / 2)
-        return self.now() >= tokens.expiresAt.addingTimeInterval(-margin)
+    /// True when the pair is within the refresh margin of the end of its lifetime, counted on
+    /// the monotonic clock from when it arrived. Never more than half the lifetime ahead, so a
+    /// short-lived token is not refreshed on every call.
+    func needsRefresh(_ held: Held) -> Bool {
+        let lifetime = held.tokens.lifetime
+        let margin = min(self.settings.refreshAhead, lifetime / 2)
+        return self.settings.uptime() - held.receivedUptime >= lifetime - margin
     }
 
-    // MARK: - Refresh, single-flight
-
-    /// Starts the one refresh of `tokens` and waits for it with every other caller.
-    private func refresh(_ tokens: StoredTokens) async throws(LatchkeyError) -> StoredTokens {
-        let task = Task { try await self.performRefresh(tokens) }
-        self.state = .refreshing(tokens, task)
-        return try await Self.value(of: task)
+    /// A pair read from the store, placed on the monotonic clock by its age on the device's
+    /// clock; a receipt time in the future (the clock was set back) counts as expired.
+    func held(loaded tokens: StoredTokens) -> Held {
+        let age = self.settings.now().timeIntervalSince(tokens.receivedAt)
+        let uptime = self.settings.uptime()
+        return Held(tokens: tokens, receivedUptime: age >= 0 ? uptime - age : uptime - tokens.lifetime - 1)
     }
 
-    /// Runs on the actor: the request suspends it, and the outcome is applied only if the
-    /// client is still refreshing these tokens (a sign-out or a new sign-in meanwhile wins).
-    private func performRefresh(_ tokens: StoredTokens) async throws(LatchkeyError) -> StoredTokens {
-        let response: TokenResponse
-        do {
-            response = try await self.gateway.refresh(tokens.refreshToken)
-        } catch {
-            guard case .refreshing(let current, _) = self.state, current == tokens else { return try self.tokensAfterInterruptedRefresh() }
-            if Self.endsSession(error) {
-                try await self.signOut(.refreshRejected)
-            } else {
-                self.state = .signedIn(tokens)
-            }
-            throw error
+    var held: Held? {
+        switch self.state {
+        case .signedIn(let held), .refreshing(let held, _): held
+        default: nil
         }
-        let renewed = response.tokens(receivedAt: self.now())
-        guard case .refreshing(let current, _) = self.state, current == tokens else { return try self.tokensAfterInterruptedRefresh() }
-        self.state = .signedIn(renewed)
-        if renewed.user != tokens.user { self.publish(.signedIn(renewed.user)) }
+    }
+
+    /// Runs `body` with the store to itself: the other tasks of this client, and the other
+    /// clients of the store, wait.
+    func exclusive<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        let store = self.store
+        return try await self.storeLock.withLock { try await store.withExclusiveAccess(body) }
+    }
+
+    /// Tells the app that the store failed to take a pair the client now holds in memory.
+    func report(_ error: any Error) {
+        self.settings.onTokenStoreFailure?(.tokenStore(error))
+    }
+
+    /// Saves the pair the store failed to take, unless it was replaced since.
+    private func saveUnsaved() async {
+        guard let pending = self.unsaved else { return }
+        let store = self.store
         do {
-            try await self.store.save(renewed)
+            try await self.exclusive { try await store.save(pending) }
+            if self.unsaved == pending { self.unsaved = nil }
         } catch {
-            throw .tokenStore(error)
+            // Reported when it first failed; tried again on the next call.
         }
-        return renewed
     }
 
-    /// What the callers of a refresh get when the session changed while it ran.
-    private func tokensAfterInterruptedRefresh() throws(LatchkeyError) -> StoredTokens {
-        if case .signedIn(let tokens) = self.state { return tokens }
-        throw .notSignedIn
-    }
-
-    /// A refresh refused by the gateway (any 4xx but 429) ends the session; no answer, a 429
-    /// or a 5xx leaves it for the next try.
-    private static func endsSession(_ error: LatchkeyError) -> Bool {
-        guard let status = error.detail?.status else { return false }
-        return (400..<500).contains(status) && status != 429
-    }
-
-    private static func value(of task: Task<StoredTokens, any Error>) async throws(LatchkeyError) -> StoredTokens {
-        do {
-            return try await task.value
-        } catch let error as LatchkeyError {
-            throw error
-        } catch {
-            throw .transport(error)
-        }
+    static func value(of task: Task<Held, any Error>) async throws -> Held {
+        try await task.value
     }
 
     // MARK: - Sign-in and sign-out
 
     /// A sign-in succeeded: store its tokens, then hold them and tell the subscribers. When the
-    /// store fails the sign-in fails, and the client stays as it was.
-    func signedIn(_ tokens: StoredTokens) async throws(LatchkeyError) {
+    /// store fails, the client holds them in memory, reports it, and saves them on the next call.
+    func signedIn(_ tokens: StoredTokens, receivedUptime: TimeInterval) async {
+        let store = self.store
+        var failure: (any Error)?
         do {
-            try await self.store.save(tokens)
+            try await self.exclusive { try await store.save(tokens) }
         } catch {
-            throw .tokenStore(error)
+            failure = error
         }
-        self.state = .signedIn(tokens)
+        self.generation += 1
+        self.state = .signedIn(Held(tokens: tokens, receivedUptime: receivedUptime))
+        self.unsaved = failure == nil ? nil : tokens
+        if let failure { self.report(failure) }
         self.publish(.signedIn(tokens.user))
     }
 
     /// The gateway sent a newer description of the signed-in user (me, link, unlink).
-    func update(_ user: User) async throws(LatchkeyError) {
-        guard case .signedIn(var tokens) = self.state, tokens.user.id == user.id, tokens.user != user else { return }
-        tokens.user = user
-        self.state = .signedIn(tokens)
+    func update(_ user: User) async {
+        guard var held = self.held, held.tokens.user.id == user.id, held.tokens.user != user else { return }
+        held.tokens.user = user
+        if case .signedIn = self.state { self.state = .signedIn(held) }
         self.publish(.signedIn(user))
+        let (store, tokens) = (self.store, held.tokens)
         do {
-            try await self.store.save(tokens)
+            try await self.exclusive {
+                // Only over the same pair: another client may have rotated it meanwhile.
+                guard try await store.load()?.refreshToken == tokens.refreshToken else { return }
+                try await store.save(tokens)
+            }
         } catch {
-            throw .tokenStore(error)
+            self.report(error)
         }
     }
 
     /// Forgets the session: the state first (no caller uses the tokens from now on), then the
-    /// store, then the subscribers are told, unless a new sign-in came meanwhile.
-    func signOut(_ reason: SignOutReason) async throws(LatchkeyError) {
+    /// store, then the subscribers are told, unless a new sign-in came meanwhile. With
+    /// `onlyIfStored`, the store is cleared only if it still holds this client's pair (another
+    /// client sharing it may have signed in anew).
+    func signOut(_ reason: SignOutReason, onlyIfStored: Bool = false) async throws {
+        let previous = self.held?.tokens.refreshToken
+        self.generation += 1
         self.state = .signedOut(reason)
+        self.unsaved = nil
+        let store = self.store
+        var failure: (any Error)?
         do {
-            try await self.store.clear()
+            try await self.exclusive {
+                if onlyIfStored, let stored = try await store.load(), stored.refreshToken != previous { return }
+                try await store.clear()
+            }
         } catch {
-            throw .tokenStore(error)
+            failure = error
         }
         if case .signedOut(reason) = self.state { self.publish(.signedOut(reason)) }
+        if let failure { throw LatchkeyError.tokenStore(failure) }
     }
 
     /// True when a session is held (after reading the store if needed).
-    func isSignedIn() async throws(LatchkeyError) -> Bool {
+    func isSignedIn() async throws -> Bool {
         switch try await self.settledState() {
         case .signedIn, .refreshing: true
         default: false
@@ -172,20 +215,21 @@ actor SessionController {
     }
 
     /// The current state as subscribers see it.
-    func authState() async throws(LatchkeyError) -> AuthState {
+    func authState() async throws -> AuthState {
         Self.authState(of: try await self.settledState())
     }
 
     private static func authState(of state: State) -> AuthState {
         switch state {
-        case .signedIn(let tokens), .refreshing(let tokens, _): .signedIn(tokens.user)
+        case .signedIn(let held), .refreshing(let held, _): .signedIn(held.tokens.user)
         case .signedOut(let reason): .signedOut(reason)
         case .notLoaded, .loading: .signedOut(.notSignedIn)
         }
     }
 
-    /// The state once the store has been read.
-    private func settledState() async throws(LatchkeyError) -> State {
+    /// The state once the store has been read. A pair stored with a refresh in flight (the app
+    /// was suspended or killed during it) still within the refresh window is refreshed at once.
+    func settledState() async throws -> State {
         while true {
             switch self.state {
             case .notLoaded:
@@ -197,10 +241,20 @@ actor SessionController {
                     loaded = try await task.value
                 } catch {
                     if case .loading = self.state { self.state = .notLoaded }
-                    throw .tokenStore(error)
+                    throw LatchkeyError.tokenStore(error)
                 }
-                if case .loading = self.state {
-                    self.state = loaded.map(State.signedIn) ?? .signedOut(.notSignedIn)
+                guard case .loading = self.state else { continue }
+                guard let loaded else {
+                    self.state = .signedOut(.notSignedIn)
+                    continue
+                }
+                let held = self.held(loaded: loaded)
+                self.state = .signedIn(held)
+                if let started = loaded.refreshStartedAt {
+                    let elapsed = self.settings.now().timeIntervalSince(started)
+                    if elapsed >= 0, elapsed < self.settings.refreshRetryWindow {
+                        self.startRefresh(held, force: true, deadline: self.settings.uptime() + self.settings.refreshRetryWindow - elapsed)
+                    }
                 }
             case .signedOut, .signedIn, .refreshing:
                 return self.state
@@ -220,7 +274,7 @@ actor SessionController {
     }
 
     /// Tells every subscriber; one whose stream ended is dropped.
-    private func publish(_ state: AuthState) {
+    func publish(_ state: AuthState) {
         for (id, continuation) in self.subscribers {
             if case .terminated = continuation.yield(state) { self.subscribers[id] = nil }
         }

@@ -55,6 +55,15 @@ public struct DeviceSession: Codable, Hashable, Sendable, Identifiable {
     /// True for the session this client is signed in with.
     public var current: Bool
 
+    public init(id: String, deviceName: String?, createdAt: Date, lastUsedAt: Date?, expiresAt: Date, current: Bool) {
+        self.id = id
+        self.deviceName = deviceName
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.expiresAt = expiresAt
+        self.current = current
+    }
+
     enum CodingKeys: String, CodingKey {
         case id, current
         case deviceName = "device_name"
@@ -69,11 +78,18 @@ public struct SignInResult: Hashable, Sendable {
     public var user: User
     /// True when this sign-in created the user.
     public var isNewUser: Bool
+
+    public init(user: User, isNewUser: Bool) {
+        self.user = user
+        self.isNewUser = isNewUser
+    }
 }
 
 /// The gateway's token response (sign-in and refresh).
 struct TokenResponse: Decodable, Sendable {
     var accessToken: String
+    /// The access token's lifetime in seconds: what the client counts expiry with.
+    var expiresIn: TimeInterval?
     var expiresAt: Date
     var refreshToken: String
     var refreshExpiresAt: Date
@@ -83,15 +99,18 @@ struct TokenResponse: Decodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case user
         case accessToken = "access_token"
+        case expiresIn = "expires_in"
         case expiresAt = "expires_at"
         case refreshToken = "refresh_token"
         case refreshExpiresAt = "refresh_expires_at"
         case isNewUser = "is_new_user"
     }
 
+    /// The pair to keep, received at `receivedAt` by the device's clock. Its lifetime is
+    /// `expires_in` (the device's clock is never compared with `expires_at`).
     func tokens(receivedAt: Date) -> StoredTokens {
         StoredTokens(
             accessToken: self.accessToken, refreshToken: self.refreshToken, expiresAt: self.expiresAt,
-            refreshExpiresAt: self.refreshExpiresAt, receivedAt: receivedAt, user: self.user)
+            refreshExpiresAt: self.refreshExpiresAt, receivedAt: receivedAt, lifetime: self.expiresIn.map { max(0, $0) }, user: self.user)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import LatchkeyClient
@@ -126,7 +125,7 @@ import Testing
             }
         }
         let store = InMemorySyncCursorStore()
-        let batches = Mutex<[SyncBatch]>([])
+        let batches = Locked<[SyncBatch]>([])
         let first = try await ContentSync(client: client, store: store).sync { batch in batches.withLock { $0.append(batch) } }
         #expect(first.inserted.map(\.itemID) == ["a", "b"])
         #expect(first.updated.isEmpty && first.removed.isEmpty)

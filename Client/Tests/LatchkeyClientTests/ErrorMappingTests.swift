@@ -120,16 +120,24 @@ struct FailingTokenStore: TokenStore {
 }
 
 extension ErrorMappingTests {
-    @Test func aFailingTokenStoreIsReportedAndASignInItCannotKeepFails() async throws {
+    @Test func aFailingTokenStoreIsReportedAndASignInItCannotKeepIsHeldInMemory() async throws {
         let clock = TestClock()
+        let reports = Locked<[LatchkeyError]>([])
         let client = makeClient(
-            StubTransport { _ in Reply.tokens(access: "a", refresh: "r", now: clock.now) }, clock: clock, store: FailingTokenStore())
+            StubTransport { request in
+                if request.url.path == "/api/v1/auth/google" { return Reply.tokens(access: "a", refresh: "r", now: clock.now) }
+                return Reply.json(200, ["items": [], "next_cursor": NSNull()])
+            }, clock: clock, store: FailingTokenStore(), onTokenStoreFailure: { error in reports.withLock { $0.append(error) } })
         let isStoreFailure: @Sendable (any Error) -> Bool = { error in
             guard case LatchkeyError.tokenStore(let underlying) = error else { return false }
             return underlying is FailingTokenStore.Failure
         }
         await #expect(performing: { try await client.authState() }, throws: isStoreFailure)
-        await #expect(performing: { try await client.signIn(with: .idToken("google-token")) }, throws: isStoreFailure)
-        await #expect(performing: { try await client.favoritesPage() }, throws: isStoreFailure)
+        // The sign-in is good: the client keeps it in memory, uses it, and reports the store.
+        try await client.signIn(with: .idToken("google-token"))
+        #expect(try await client.favoritesPage().items.isEmpty)
+        #expect(try await client.validTokens().accessToken == "a")
+        #expect(reports.withLock { $0.count } == 1)
+        #expect(reports.withLock { $0.allSatisfy { isStoreFailure($0) } })
     }
 }

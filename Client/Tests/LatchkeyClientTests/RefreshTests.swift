@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import LatchkeyClient
@@ -157,7 +156,7 @@ import Testing
             return Reply.error(status, status == 429 ? "rate_limited" : "service_unavailable", headers: ["Retry-After": "7"])
         }
         let store = InMemoryTokenStore(try storedTokens(now: self.clock.now))
-        let client = makeClient(transport, clock: self.clock, store: store)
+        let client = makeClient(transport, clock: self.clock, store: store, refreshRetryWindow: 0, maximumAttempts: 1)
         await #expect(throws: LatchkeyError.self) { try await client.favoritesPage() }
         #expect(await store.load()?.refreshToken == "refresh-1")
         #expect(try await client.authState().user != nil)

@@ -53,7 +53,10 @@ import Testing
     }
 
     @Test func fileStoreFailsLoudlyWhereItCannotWrite() async throws {
-        let store = FileTokenStore(file: self.folder.appendingPathComponent("missing-folder/tokens.json"))
+        // Its folder would have to be made inside a regular file.
+        let blocker = self.folder.appendingPathComponent("a-file")
+        try Data().write(to: blocker)
+        let store = FileTokenStore(file: blocker.appendingPathComponent("tokens.json"))
         await #expect(throws: (any Error).self) { try await store.save(try storedTokens(now: Date())) }
     }
 

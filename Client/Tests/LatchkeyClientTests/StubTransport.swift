@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import LatchkeyClient
@@ -9,7 +8,7 @@ import Testing
 final class StubTransport: HTTPTransport {
     typealias Handler = @Sendable (HTTPRequest) async throws -> HTTPResponse
     private let handler: Handler
-    private let log = Mutex<[HTTPRequest]>([])
+    private let log = Locked<[HTTPRequest]>([])
 
     init(_ handler: @escaping Handler) {
         self.handler = handler
@@ -28,14 +27,41 @@ final class StubTransport: HTTPTransport {
     }
 }
 
-/// A clock a test moves by hand.
+/// A value behind a lock (the package's floor predates `Mutex`).
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        self.lock.lock()
+        defer { self.lock.unlock() }
+        return try body(&self.value)
+    }
+}
+
+/// The device's clocks as a test moves them by hand: the wall clock (`now`, which the user may
+/// set wrong) and the monotonic one (`uptime`).
 final class TestClock: Sendable {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    private let current = Locked((wall: Date(timeIntervalSince1970: 1_800_000_000), uptime: TimeInterval(1000)))
 
-    var now: Date { self.current.withLock { $0 } }
+    var now: Date { self.current.withLock { $0.wall } }
+    var uptime: TimeInterval { self.current.withLock { $0.uptime } }
 
+    /// Time passes: both clocks move.
     func advance(by seconds: TimeInterval) {
-        self.current.withLock { $0 = $0.addingTimeInterval(seconds) }
+        self.current.withLock {
+            $0.wall = $0.wall.addingTimeInterval(seconds)
+            $0.uptime += seconds
+        }
+    }
+
+    /// The user sets the device's clock: only the wall clock moves.
+    func setWallClock(by seconds: TimeInterval) {
+        self.current.withLock { $0.wall = $0.wall.addingTimeInterval(seconds) }
     }
 }
 
@@ -92,12 +118,19 @@ func storedTokens(access: String = "access-1", refresh: String = "refresh-1", no
         refreshExpiresAt: now.addingTimeInterval(2_592_000), receivedAt: now, user: user)
 }
 
-/// A client on a stub transport and an in-memory store.
-func makeClient(_ transport: StubTransport, clock: TestClock, store: any TokenStore = InMemoryTokenStore(), deviceName: String? = nil) -> LatchkeyClient {
+/// A client on a stub transport and an in-memory store. `refreshRetryWindow` 0 sends a refresh
+/// once (the test clock does not move while the client waits).
+func makeClient(
+    _ transport: StubTransport, clock: TestClock, store: any TokenStore = InMemoryTokenStore(), deviceName: String? = nil,
+    refreshRetryWindow: TimeInterval = 8, maximumAttempts: Int = 3, requestTimeout: TimeInterval = 30,
+    onTokenStoreFailure: (@Sendable (LatchkeyError) -> Void)? = nil
+) -> LatchkeyClient {
     LatchkeyClient(
         configuration: .init(
             baseURL: URL(string: "https://gateway.test")!, tokenStore: store, transport: transport, deviceName: deviceName,
-            additionalHeaders: ["X-Test": "1"], now: { clock.now }))
+            requestTimeout: requestTimeout, refreshAttemptTimeout: 1, refreshRetryWindow: refreshRetryWindow,
+            maximumAttempts: maximumAttempts, additionalHeaders: ["X-Test": "1"], onTokenStoreFailure: onTokenStoreFailure,
+            now: { clock.now }, uptime: { clock.uptime }))
 }
 
 /// Holds every arriving task until `count` have arrived, then lets them all go: a test's
