@@ -238,6 +238,14 @@ struct PublishedKeys: Sendable {
         return try await keys.sign(claims, kid: kid)
     }
 
+    /// `header` and `claims` as they are (JSON text), signed RS256 with the newest key: what a
+    /// holder of the signing key could send, so the checks behind the signature are reached.
+    func signRaw(header: String, claims: String) throws -> String {
+        let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
+        let signature = try self.publisher.newest.key.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5)
+        return input + "." + Base64URL.encode(signature.rawRepresentation)
+    }
+
     func rotate() throws -> String { try self.publisher.rotate() }
 }
 

@@ -39,6 +39,14 @@ struct AccessTokenVerifier: Sendable {
         if let hit = self.verified.lookup(tokenText, now: now, leeway: Double(self.leeway), keyGeneration: generation) {
             return hit
         }
+        // RFC 7515/7519 rules behind the signature (SignedTokenRules): checked before any
+        // reader reads the token, so two parsers cannot read it two ways.
+        do {
+            try SignedTokenRules.check(tokenText, now: now, leeway: Double(self.leeway))
+        } catch {
+            logger.debug("Access token refused", metadata: ["reason": "\(error)"])
+            throw APIError.unauthorized
+        }
         let claims: AccessTokenClaims
         do {
             claims = try await self.keys.verify(tokenText)

@@ -1,3 +1,4 @@
+import CompactJSON
 import Foundation
 import Logging
 import TokensAPI
@@ -16,8 +17,13 @@ struct AccessTokenVerifier: Sendable {
     let clock: TokenClock
     let logger: Logger
 
+    /// How far ahead of this service's clock a token's `nbf` may be.
+    static let leeway: Double = 60
+
     func verify(_ token: String) async throws -> VerifiedAccessToken {
-        guard let claims = try? await self.keyRing.verify(token),
+        // RFC 7515/7519 rules behind the signature, as the gateway checks them (SignedTokenRules).
+        guard (try? SignedTokenRules.check(token, now: self.clock.now().timeIntervalSince1970, leeway: Self.leeway)) != nil,
+            let claims = try? await self.keyRing.verify(token),
             let (userID, sessionID) = claims.subject(issuer: self.issuer, audience: self.audience)
         else { throw TokenError.invalidAccessToken }
         guard self.clock.now() < claims.exp.value else { throw TokenError.accessTokenExpired }
