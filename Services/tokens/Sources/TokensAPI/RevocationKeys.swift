@@ -23,17 +23,18 @@ public enum RevocationKeys {
     }
 
     /// A not-before value read back, in Unix milliseconds; whole seconds (written by earlier
-    /// versions) are read as such. Nil when it is neither.
+    /// versions) are read as such. Nil when it is neither, or past `Int64` milliseconds.
     public static func notBeforeMilliseconds(_ text: String) -> Int64? {
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let seconds = Int64(parts[0]) else { return nil }
-        guard parts.count == 2 else { return seconds * 1000 }
+        guard let seconds = Int64(parts[0]), case (let whole, false) = seconds.multipliedReportingOverflow(by: 1000) else { return nil }
+        guard parts.count == 2 else { return whole }
         let decimals = parts[1]
         guard !decimals.isEmpty, decimals.allSatisfy({ ("0"..."9").contains($0) }), let fraction = Int64(decimals.prefix(3))
         else { return nil }
         // A value finer than milliseconds rounds up: a not-before never moves earlier.
         let finer = decimals.dropFirst(3).contains { $0 != "0" }
-        return seconds * 1000 + fraction * [100, 10, 1][min(decimals.count, 3) - 1] + (finer ? 1 : 0)
+        let (milliseconds, overflow) = whole.addingReportingOverflow(fraction * [100, 10, 1][min(decimals.count, 3) - 1] + (finer ? 1 : 0))
+        return overflow ? nil : milliseconds
     }
 
     /// An access token's issue time in Unix milliseconds: its `iat_ms` claim, so that a token

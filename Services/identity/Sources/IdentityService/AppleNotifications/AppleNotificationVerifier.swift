@@ -22,17 +22,24 @@ struct AppleNotificationVerifier: Sendable {
         guard !tokenID.isEmpty, tokenID.utf8.count <= 255, StorableText.isStorable(tokenID) else {
             throw .invalidToken(reason: "jti")
         }
+        let event = try Self.event(in: claims.events)
+        return AppleNotification(
+            tokenID: tokenID, kind: AppleNotificationKind(type: event.type), subject: event.sub,
+            eventTime: event.eventTime.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+    }
+
+    /// The event the `events` claim (a JSON object written as a string) names, with a subject
+    /// that can be stored.
+    static func event(in events: String) throws(IdentityError) -> AppleNotificationEvent {
         let event: AppleNotificationEvent
         do {
-            event = try JSONDecoder().decode(AppleNotificationEvent.self, from: Data(claims.events.utf8))
+            event = try JSONDecoder().decode(AppleNotificationEvent.self, from: Data(events.utf8))
         } catch {
             throw .invalidToken(reason: "events is not a JSON event")
         }
         guard !event.sub.isEmpty, event.sub.utf8.count <= 255, StorableText.isStorable(event.sub) else {
             throw .invalidToken(reason: "events.sub")
         }
-        return AppleNotification(
-            tokenID: tokenID, kind: AppleNotificationKind(type: event.type), subject: event.sub,
-            eventTime: event.eventTime.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+        return event
     }
 }

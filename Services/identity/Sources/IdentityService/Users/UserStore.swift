@@ -116,7 +116,8 @@ struct UserCursor: Equatable {
         while base64.count % 4 != 0 { base64 += "=" }
         guard text.count <= 128, let data = Data(base64Encoded: base64) else { return nil }
         let parts = String(decoding: data, as: UTF8.self).split(separator: "|")
-        guard parts.count == 2, let micros = Int(parts[0]), let id = UUID(uuidString: String(parts[1])) else { return nil }
+        // 36 characters: Foundation's UUID reading stops at a NUL and ignores what follows.
+        guard parts.count == 2, let micros = Int(parts[0]), parts[1].utf8.count == 36, let id = UUID(uuidString: String(parts[1])) else { return nil }
         self.init(createdMicros: micros, id: id)
     }
 

@@ -29,7 +29,7 @@ struct SignedTokenVerifier: Sendable {
     /// The token's `kid` and `alg`: read by hand from a header in the plain spelling (the rest
     /// of the token is JWTKit's to read when it verifies), else through JWTKit's parser, which
     /// reads the whole token. Both read a plain header alike: one object, each member once.
-    private static func header(of token: String, bytes: [UInt8]) throws(IdentityError) -> JWSHeader {
+    static func header(of token: String, bytes: [UInt8]) throws(IdentityError) -> JWSHeader {
         if let plain = JWSHeader(plainHeaderOf: token) { return plain }
         do {
             let header = try CompactJWTJSONDecoder.parser.parse(bytes, as: UnverifiedPayload.self).header
