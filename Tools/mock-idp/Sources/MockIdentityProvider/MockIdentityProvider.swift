@@ -1,5 +1,7 @@
 import Foundation
 import JWTKit
+import TextCoding
+import _CryptoExtras
 
 /// The mock Apple and Google identity provider: its keys, the tokens it minted and the calls
 /// it received. Tests use it in-process; `MockIdentityProviderServer` serves it over HTTP.
@@ -58,6 +60,17 @@ public actor MockIdentityProvider {
     }
 
     // MARK: Minting
+
+    /// `header` and `claims`, JSON text taken as it is, signed RS256 with `provider`'s active
+    /// key: what only the provider could send, for tests of the checks behind a valid signature
+    /// (duplicate members, `crit`, odd times). `{kid}` in `header` stands for the active key's id.
+    public func signRaw(_ provider: MockProvider, header: String, claims: String) throws -> String {
+        let active = self.keyRings[provider]!.active
+        let input = Base64URL.encode(Array(header.replacingOccurrences(of: "{kid}", with: active.kid).utf8)) + "."
+            + Base64URL.encode(Array(claims.utf8))
+        let key = try _RSA.Signing.PrivateKey(pemRepresentation: active.privateKey.pemRepresentation)
+        return input + "." + Base64URL.encode(try key.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5).rawRepresentation)
+    }
 
     /// An identity token of `provider` as `request` describes it (or the bad kind it names).
     public func mintIdentityToken(_ provider: MockProvider, _ request: MintRequest) async throws -> String {

@@ -21,12 +21,14 @@ public struct ProviderVerifiers: Sendable {
         self.googleKeys = JWKSCache(
             provider: .google, url: configuration.google.jwksURL, http: http, clock: clock,
             refetchInterval: configuration.jwksRefetchInterval, logger: logger)
-        let appleTokens = SignedTokenVerifier(cache: self.appleKeys, audiences: configuration.apple.audiences)
+        let appleTokens = SignedTokenVerifier(
+            cache: self.appleKeys, audiences: configuration.apple.audiences, clock: clock, leeway: configuration.clockLeeway)
         let appleRules = ClaimRules(issuers: [AppleIdentityVerifier.issuer], leeway: configuration.clockLeeway, clock: clock)
         self.apple = AppleIdentityVerifier(tokens: appleTokens, rules: appleRules)
         self.appleNotifications = AppleNotificationVerifier(tokens: appleTokens, rules: appleRules)
         self.google = GoogleIdentityVerifier(
-            tokens: SignedTokenVerifier(cache: self.googleKeys, audiences: configuration.google.audiences),
+            tokens: SignedTokenVerifier(
+                cache: self.googleKeys, audiences: configuration.google.audiences, clock: clock, leeway: configuration.clockLeeway),
             rules: ClaimRules(issuers: GoogleIdentityVerifier.issuers, leeway: configuration.clockLeeway, clock: clock))
         self.googleAccess = GoogleAccessTokenVerifier(
             http: http, tokenInfoURL: configuration.googleTokenInfoURL, userInfoURL: configuration.googleUserInfoURL,

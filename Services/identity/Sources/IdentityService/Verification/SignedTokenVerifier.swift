@@ -1,4 +1,5 @@
 import CompactJSON
+import Foundation
 import JWTKit
 
 /// Checks a provider JWT's signature against the provider's JWKS with the algorithm pinned to
@@ -9,10 +10,21 @@ struct SignedTokenVerifier: Sendable {
 
     let cache: JWKSCache
     let audiences: [String]
+    /// The clock and leeway `nbf` is checked with (the provider's clock may run ahead of ours).
+    var clock: IdentityClock = .system
+    var leeway: TimeInterval = 60
 
     func verify<Claims: JWTIdentityToken>(_ token: String, as _: Claims.Type) async throws(IdentityError) -> Claims {
         guard !token.isEmpty, token.utf8.count <= Self.maximumTokenLength else {
             throw .invalidToken(reason: "empty or oversized token")
+        }
+        // RFC 7515/7519 rules behind the signature, as every reader of tokens keeps them
+        // (SignedTokenRules): an unknown crit, a repeated member name, a time that is not whole
+        // seconds in range, an nbf ahead. Checked first, so JWTKit never reads such a token.
+        do {
+            try SignedTokenRules.check(token, now: self.clock.now().timeIntervalSince1970, leeway: self.leeway)
+        } catch {
+            throw .invalidToken(reason: "\(error)")
         }
         let bytes = Array(token.utf8)
         let header = try Self.header(of: token, bytes: bytes)
