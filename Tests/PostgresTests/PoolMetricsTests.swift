@@ -1,6 +1,7 @@
 import CoreMetrics
 import MetricsTestKit
 import Postgres
+import TestSupport
 import Testing
 
 /// The pool's gauges follow its connections: open, lent out, and callers waiting.
@@ -15,10 +16,7 @@ import Testing
             #expect(try gauge("postgres_pool_connections") == 1)
             #expect(try gauge("postgres_pool_connections_in_use") == 1)
             let waiter = Task { try await client.ping() }
-            let deadline = ContinuousClock.now + .seconds(5)
-            while try gauge("postgres_pool_waiters") < 1, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            try await waitUntil("the waiter is queued") { try gauge("postgres_pool_waiters") >= 1 }
             #expect(try gauge("postgres_pool_waiters") == 1)
             return waiter
         }

@@ -1,5 +1,8 @@
+import CoreMetrics
 import Foundation
+import MetricsTestKit
 import Postgres
+import TestSupport
 import Testing
 
 /// The pool bounds connections, queues callers in order, and times them out.
@@ -52,16 +55,23 @@ import Testing
         }
     }
 
+    /// The waiter is cancelled once it waits in the queue (the pool's waiter gauge says so),
+    /// not after a guessed delay: on a loaded machine it might not have queued yet.
     @Test func cancelledWaiterLeavesTheQueue() async throws {
-        try await TestDatabase.withClient(poolSize: 1, acquireTimeout: .seconds(30)) { client in
-            try await client.withConnection { _ in
-                let waiter = Task { try await client.ping() }
-                try await Task.sleep(for: .milliseconds(50))
-                waiter.cancel()
-                await #expect(throws: CancellationError.self) { try await waiter.value }
-            }
-            try await client.ping()
+        let metrics = TestMetrics()
+        var configuration = PostgresConfiguration(url: try TestDatabase.url(), poolSize: 1)
+        configuration.acquireTimeout = .seconds(30)
+        let client = withMetricsFactory(metrics) { PostgresClient(configuration: configuration, logger: TestDatabase.logger) }
+        let waiters = { try metrics.expectMeter("postgres_pool_waiters").lastValue ?? 0 }
+        try await client.withConnection { _ in
+            let waiter = Task { try await client.ping() }
+            try await waitUntil("the waiter is queued") { try waiters() == 1 }
+            waiter.cancel()
+            await #expect(throws: CancellationError.self) { try await waiter.value }
+            #expect(try waiters() == 0, "the cancelled waiter left the queue")
         }
+        try await client.ping()
+        await client.shutdown()
     }
 
     @Test func callsAfterShutdownFailWithClientShutDown() async throws {
