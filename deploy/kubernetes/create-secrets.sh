@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Creates (or updates) the Secrets the Kubernetes manifests read, from the files in ./secrets/
 # that `scripts/dev secrets` writes for docker compose (service_token, postgres_password,
-# admin_password_hash, signing-keys/*.pem). No secret value is ever in the repository.
+# postgres_{identity,tokens,content_state}_password, admin_password_hash, signing-keys/*.pem).
+# No secret value is ever in the repository.
 #   deploy/kubernetes/create-secrets.sh --development          # for overlays/development
-#   DATABASE_URL=postgres://latchkey@db.example.com:5432/latchkey?sslmode=verify-full \
-#   REDIS_URL=rediss://:PASSWORD@redis.example.com:6380/0 \
+#   IDENTITY_DATABASE_URL=postgres://latchkey_identity:PW@db.example.com:5432/latchkey?sslmode=verify-full \
+#   TOKENS_DATABASE_URL=... CONTENT_STATE_DATABASE_URL=... \
+#   IDENTITY_REDIS_URL=redis://identity:PW@redis.example.com:6379/0 TOKENS_REDIS_URL=... GATEWAY_REDIS_URL=... \
 #     deploy/kubernetes/create-secrets.sh                      # for the base (external stores)
+# Each backend connects to Postgres as its own role, and identity, tokens and the gateway to
+# Redis as their own ACL user (deploy/kubernetes/redis-users.acl). With --development the
+# Redis users' passwords are made once in DIR/redis_{identity,tokens,gateway}_password, and
+# the Secret latchkey-redis also holds the development Redis' ACL file (users.acl).
 # Options: --namespace NS (latchkey), --secrets DIR (./secrets), --print (write the Secret
 # manifests to standard output instead of applying them, e.g. to seal them).
 # Run it again after adding a key to DIR/signing-keys/ (or removing an old one): the Secret
@@ -23,7 +29,7 @@ while [ $# -gt 0 ]; do
     --secrets) secrets=${2:?--secrets DIR}; shift 2 ;;
     --development) development=true; shift ;;
     --print) print=true; shift ;;
-    *) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
 
@@ -47,23 +53,54 @@ value() {
   echo "$work/$2"
 }
 
+# url_safe FILE: the password in FILE, which goes into a URL as it is.
+url_safe() {
+  [ -s "$1" ] || fail "$1 is missing (scripts/dev secrets writes it)"
+  local password
+  password=$(<"$1")
+  # scripts/dev secrets makes URL-safe passwords (secrets.token_urlsafe).
+  [[ $password =~ ^[A-Za-z0-9_-]+$ ]] || fail "$1: use letters, digits, - and _ only (it goes into a URL)"
+  printf '%s' "$password"
+}
+
+database=() redis=()
 if $development; then
   [ -s "$secrets/postgres_password" ] || fail "$secrets/postgres_password is missing (scripts/dev secrets writes it)"
-  password=$(<"$secrets/postgres_password")
-  # scripts/dev secrets makes URL-safe passwords (secrets.token_urlsafe).
-  [[ $password =~ ^[A-Za-z0-9_-]+$ ]] || fail "$secrets/postgres_password: use letters, digits, - and _ only (it goes into a URL)"
-  database_url="postgres://latchkey:$password@postgres:5432/latchkey"
-  redis_url="redis://redis:6379/0"
+  database+=(--from-file=password="$(value "$secrets/postgres_password" postgres-password)")
+  for service in identity tokens content-state; do
+    file=$secrets/postgres_${service//-/_}_password
+    password=$(url_safe "$file")
+    printf 'postgres://latchkey_%s:%s@postgres:5432/latchkey' "${service//-/_}" "$password" >"$work/$service-database-url"
+    database+=(--from-file="$service-url=$work/$service-database-url" --from-file="$service-password=$(value "$file" "$service-postgres-password")")
+  done
+  # Redis reads no comments in an ACL file: the user lines only.
+  grep "^user " "$(dirname "$0")/redis-users.acl" >"$work/users.acl"
+  for service in identity tokens gateway; do
+    file=$secrets/redis_${service}_password
+    if [ ! -s "$file" ]; then
+      (umask 077 && openssl rand -hex 32 >"$file")
+    fi
+    password=$(url_safe "$file")
+    printf 'redis://%s:%s@redis:6379/0' "$service" "$password" >"$work/$service-redis-url"
+    redis+=(--from-file="$service-url=$work/$service-redis-url")
+    hash=$(printf '%s' "$password" | sha256sum | cut -c1-64)
+    sed -i "s/#${service^^}_PASSWORD_SHA256/#$hash/" "$work/users.acl"
+  done
+  redis+=(--from-file=users.acl="$work/users.acl")
 else
-  database_url=${DATABASE_URL:?set DATABASE_URL (your Postgres, a libpq URI) or use --development}
-  redis_url=${REDIS_URL:?set REDIS_URL (your Redis) or use --development}
-fi
-printf '%s' "$database_url" >"$work/database-url"
-printf '%s' "$redis_url" >"$work/redis-url"
-
-database_password=()
-if [ -s "$secrets/postgres_password" ]; then
-  database_password=(--from-file=password="$(value "$secrets/postgres_password" postgres-password)")
+  for service in identity tokens content-state; do
+    variable=${service//-/_}
+    variable=${variable^^}_DATABASE_URL
+    [ -n "${!variable:-}" ] || fail "set $variable (its own Postgres role's libpq URI) or use --development"
+    printf '%s' "${!variable}" >"$work/$service-database-url"
+    database+=(--from-file="$service-url=$work/$service-database-url")
+  done
+  for service in identity tokens gateway; do
+    variable=${service^^}_REDIS_URL
+    [ -n "${!variable:-}" ] || fail "set $variable (its own Redis ACL user, redis-users.acl) or use --development"
+    printf '%s' "${!variable}" >"$work/$service-redis-url"
+    redis+=(--from-file="$service-url=$work/$service-redis-url")
+  done
 fi
 
 secret() {
@@ -80,7 +117,7 @@ secret() {
 
 secret latchkey-service-token --from-file=service-token="$(value "$secrets/service_token" service-token)"
 secret latchkey-admin --from-file=password-hash="$(value "$secrets/admin_password_hash" admin-hash)"
-secret latchkey-database --from-file=url="$work/database-url" "${database_password[@]}"
-secret latchkey-redis --from-file=url="$work/redis-url"
+secret latchkey-database "${database[@]}"
+secret latchkey-redis "${redis[@]}"
 # One key per PEM file, named as the file (tokens publishes every *.pem).
 secret latchkey-signing-keys --from-file="$secrets/signing-keys/"

@@ -14,7 +14,13 @@ scripts/lib/kubernetes_checks.sh in a virtual environment with kubernetes-valida
    pods that exist; the HorizontalPodAutoscaler scales a Deployment; the gateway's endpoints
    name headless Services with those ports; every pod runs non-root with a read-only root,
    no privilege escalation, no capabilities and the RuntimeDefault seccomp profile, with
-   resources, and the Latchkey ones with probes on the ops port; mock-idp is in no base.
+   resources, and the Latchkey ones with probes on the ops port; mock-idp is in no base;
+4. computes from the NetworkPolicies which pod may reach which pod or outside address on which
+   port (scripts/lib/network_policy.py) and checks that exactly the flows the services need are
+   open: a flow no service needs, or a needed one closed, is a failure;
+5. the Redis ACL users (deploy/kubernetes/redis-users.acl) grant each service exactly the Redis
+   commands its Swift sources send (the connection's AUTH and SELECT, the readiness PING,
+   SUBSCRIBE where it subscribes), and the default user is off.
 
     python3 scripts/lib/kubernetes_checks.py OUT
 Exits non-zero on any failure, naming each.
@@ -29,6 +35,7 @@ import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kustomize_render  # noqa: E402
+import network_policy  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 KUBERNETES_DIR = os.path.join(ROOT, "deploy", "kubernetes")
@@ -39,8 +46,12 @@ SOURCE_FOLDERS = ["Services", "Shared", "Tools"]
 # The Secrets an operator creates (docs/deploy.md) and their keys; manifests may use no other.
 SECRETS = {
     "latchkey-service-token": {"service-token"},
-    "latchkey-database": {"url", "password"},
-    "latchkey-redis": {"url"},
+    # Each backend its own role (identity-url, ...); the development overlay's Postgres makes the
+    # roles from the *-password keys, and password is its admin role's.
+    "latchkey-database": {"identity-url", "tokens-url", "content-state-url",
+                          "password", "identity-password", "tokens-password", "content-state-password"},
+    # Each Redis client its own ACL user; users.acl is the development Redis' ACL file.
+    "latchkey-redis": {"identity-url", "tokens-url", "gateway-url", "users.acl"},
     "latchkey-admin": {"password-hash"},
     "latchkey-signing-keys": None,  # mounted whole: one NAME.pem per key
 }
@@ -115,6 +126,63 @@ def source_names():
     return names
 
 
+# Redis commands the sources may send; an array literal starting with one of these is a command.
+REDIS_COMMANDS = {"GET", "MGET", "SET", "DEL", "EXISTS", "INCR", "INCRBY", "EXPIRE", "PEXPIRE", "TTL", "PUBLISH",
+                  "SUBSCRIBE", "PSUBSCRIBE", "EVAL", "EVALSHA", "HSET", "HGET", "HDEL", "SADD", "SREM", "ZADD",
+                  "ZREM", "KEYS", "SCAN", "FLUSHALL", "FLUSHDB", "GETDEL", "SETEX", "SETNX", "UNLINK"}
+REDIS_USERS = {"identity": "identity", "tokens": "tokens", "gateway": "gateway"}
+
+
+def redis_commands_sent(service):
+    """The Redis commands a service's sources send, plus what every connection sends."""
+    commands = {"AUTH", "SELECT", "PING"}
+    pattern = re.compile(r'\[\s*"([A-Z]+)"')
+    for directory, _, files in os.walk(os.path.join(ROOT, "Services", service, "Sources")):
+        for file in files:
+            if not file.endswith(".swift"):
+                continue
+            with open(os.path.join(directory, file), encoding="utf-8") as handle:
+                text = handle.read()
+            if "redis" not in text.lower():
+                continue
+            commands.update(name for name in pattern.findall(text) if name in REDIS_COMMANDS)
+            if re.search(r"redis\.subscribe\(", text):
+                commands.add("SUBSCRIBE")
+    return commands
+
+
+def check_redis_users(checker):
+    path = os.path.join(KUBERNETES_DIR, "redis-users.acl")
+    users = {}
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            words = line.split()
+            if words and words[0] == "user":
+                users[words[1]] = words[2:]
+    where = "redis-users.acl"
+    default = users.pop("default", [])
+    if "off" not in default or any(word.startswith(("+", "~", "&", "%")) for word in default):
+        checker.fail(where, "the default user is not off without rights")
+    for service, user in REDIS_USERS.items():
+        rules = users.pop(user, None)
+        if rules is None:
+            checker.fail(where, f"no user {user} for {service}")
+            continue
+        if "-@all" not in rules or any(word.startswith("+@") or word in ("allkeys", "allchannels", "~*", "&*")
+                                       for word in rules):
+            checker.fail(where, f"user {user} does not start from -@all, or grants whole categories, keys or channels")
+        granted = {word[1:].upper() for word in rules if word.startswith("+")}
+        sent = redis_commands_sent(service)
+        for command in sorted(sent - granted):
+            checker.fail(where, f"user {user} may not run {command}, which {service} sends")
+        for command in sorted(granted - sent):
+            checker.fail(where, f"user {user} may run {command}, which {service} never sends")
+    for user in users:
+        checker.fail(where, f"user {user} belongs to no service")
+    if not checker.failures:
+        print(f"kubernetes checks: {where}: each Redis user may run exactly the commands its service sends")
+
+
 def pods(objects):
     for obj in objects:
         if obj["kind"] in WORKLOADS:
@@ -152,6 +220,11 @@ def check_objects(checker, name, objects, read_names):
             secret = volume.get("secret")
             if secret and secret["secretName"] not in SECRETS:
                 checker.fail(where, f"volume of Secret {secret['secretName']}, not one docs/deploy.md creates")
+            elif secret and SECRETS[secret["secretName"]] is not None:
+                for item in secret.get("items", []):
+                    if item["key"] not in SECRETS[secret["secretName"]]:
+                        checker.fail(where, f"volume of Secret {secret['secretName']} key {item['key']}, "
+                                            "not one docs/deploy.md creates")
         for container in spec.get("initContainers", []) + spec["containers"]:
             here = f"{where} container {container['name']}"
             security = container.get("securityContext", {})
@@ -238,6 +311,7 @@ def main(argv):
     os.makedirs(out, exist_ok=True)
     checker = Checker()
     read_names = source_names()
+    check_redis_users(checker)
     for name, folder in renderings():
         try:
             objects = kustomize_render.render(folder)
@@ -251,6 +325,11 @@ def main(argv):
         compare_with_kubectl(checker, name, folder, objects)
         validate(checker, name, path)
         check_objects(checker, name, objects, read_names)
+        failures, flows = network_policy.check(objects)
+        for failure in failures:
+            checker.fail(f"{name}: network policies", failure)
+        if not failures:
+            print(f"kubernetes checks: {name}: the network policies open exactly the {flows} flows the services need")
     for failure in checker.failures:
         print(f"kubernetes checks: FAILED {failure}", file=sys.stderr)
     if not checker.failures:

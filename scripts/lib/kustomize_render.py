@@ -8,7 +8,8 @@ Supported kustomization fields: apiVersion, kind, resources (YAML files, or fold
 kustomization.yaml), namespace, images (name, newName, newTag, digest) and patches given by
 `path` (strategic merge of whole named objects: maps merge, the lists containers,
 initContainers, env, volumes and volumeMounts merge by name, items new to a list first, as
-kustomize puts them; every other list is replaced).
+kustomize puts them; every other list is replaced), configMapGenerator from files (with
+generatorOptions disableNameSuffixHash: true, and labels).
 Anything else fails loudly rather than render something kustomize would not.
 
     python3 scripts/lib/kustomize_render.py DIR > rendered.yaml
@@ -19,7 +20,8 @@ import sys
 
 import yaml
 
-SUPPORTED = {"apiVersion", "kind", "resources", "namespace", "images", "patches"}
+SUPPORTED = {"apiVersion", "kind", "resources", "namespace", "images", "patches", "configMapGenerator",
+             "generatorOptions"}
 MERGE_BY_NAME = {"containers", "initContainers", "ephemeralContainers", "env", "volumes", "volumeMounts"}
 CLUSTER_SCOPED = {"Namespace", "ClusterRole", "ClusterRoleBinding", "PersistentVolume", "StorageClass",
                   "CustomResourceDefinition", "PriorityClass"}
@@ -102,6 +104,29 @@ def pod_spec(obj):
     return ((spec.get("template") or {}).get("spec")) or None
 
 
+def generated_config_maps(directory, path, kustomization):
+    """ConfigMaps of configMapGenerator entries made from files, without the name's hash suffix."""
+    options = kustomization.get("generatorOptions") or {}
+    generators = kustomization.get("configMapGenerator", [])
+    if generators and (options.get("disableNameSuffixHash") is not True or set(options) - {"disableNameSuffixHash", "labels"}):
+        raise RenderError(f"{path}: configMapGenerator needs generatorOptions.disableNameSuffixHash: true "
+                          "(and no other option but labels)")
+    found = []
+    for generator in generators:
+        if set(generator) - {"name", "files"}:
+            raise RenderError(f"{path}: configMapGenerator {generator.get('name')}: only name and files are supported")
+        data = {}
+        for entry in generator["files"]:
+            name, _, file = entry.rpartition("=") if "=" in entry else (os.path.basename(entry), "", entry)
+            with open(os.path.join(directory, file), encoding="utf-8") as handle:
+                data[name] = handle.read()
+        metadata = {"name": generator["name"]}
+        if options.get("labels"):
+            metadata["labels"] = dict(options["labels"])
+        found.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata, "data": data})
+    return found
+
+
 def render(directory):
     path = os.path.join(directory, "kustomization.yaml")
     if not os.path.exists(path):
@@ -123,6 +148,8 @@ def render(directory):
             if any(key(obj) == key(other) for other in objects):
                 raise RenderError(f"{target}: {key(obj)} defined twice")
             objects.append(obj)
+
+    objects += generated_config_maps(directory, path, kustomization)
 
     for patch_entry in kustomization.get("patches", []):
         if set(patch_entry) != {"path"}:
