@@ -69,7 +69,7 @@ let package = Package(
         .target(
             name: "ServiceProtocol",
             dependencies: [
-                "CompactJSON", "TextCoding", nio, nioPosix, nioFoundation, logging, lifecycle, metrics,
+                "CompactJSON", "TextCoding", crypto, nio, nioPosix, nioFoundation, logging, lifecycle, metrics,
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
             ],
             path: "Shared/Protocol"),

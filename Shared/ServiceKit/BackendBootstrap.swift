@@ -43,7 +43,8 @@ public enum BackendBootstrap {
         return client
     }
 
-    /// Binds the RPC server on `RPC_HOST:RPC_PORT` with the shared token.
+    /// Binds the RPC server on `RPC_HOST:RPC_PORT` with the shared token, or the named callers
+    /// of `RPC_CALLERS`.
     public static func rpcServer(
         name: String, common: CommonConfiguration, router: RPCRouter, logger: Logger
     ) async throws -> RPCServer {
@@ -52,6 +53,12 @@ public enum BackendBootstrap {
         configuration.serviceVersion = latchkeyVersion
         configuration.helloTimeout = common.rpcHelloTimeout
         configuration.maximumConnections = common.rpcMaxConnections
+        configuration.callers = common.rpcCallers
+        if let callers = common.rpcCallers {
+            logger.info("RPC callers named", metadata: ["rpc.callers": "\(callers.callers.keys.sorted().joined(separator: ","))"])
+        } else if common.environment == .production {
+            logger.warning("RPC_CALLERS is not set: every holder of SERVICE_TOKEN may call every method")
+        }
         return try await RPCServer.bind(configuration: configuration, router: router, logger: logger)
     }
 

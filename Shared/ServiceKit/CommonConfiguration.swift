@@ -1,4 +1,6 @@
+import Foundation
 import Logging
+import ServiceProtocol
 
 /// Where a service runs: production refuses insecure defaults.
 public enum DeploymentEnvironment: String, Sendable, CaseIterable {
@@ -26,6 +28,10 @@ public struct CommonConfiguration: Sendable {
     public var rpcHelloTimeout: Duration
     /// Open RPC connections at most (`RPC_MAX_CONNECTIONS`, 1024).
     public var rpcMaxConnections: Int
+    /// The named callers of this service's RPC and the methods each may call, read from the
+    /// file `RPC_CALLERS` names (DESIGN.md §9.5); nil: `SERVICE_TOKEN` admits every caller to
+    /// every method.
+    public var rpcCallers: RPCCallers?
 
     /// `localhost`, `::1` or an address in 127.0.0.0/8.
     static func isLoopback(_ host: String) -> Bool {
@@ -69,6 +75,20 @@ public struct CommonConfiguration: Sendable {
         self.opsPort = try env.port("OPS_PORT", default: defaultOpsPort)
         self.rpcHelloTimeout = try env.seconds("RPC_HELLO_TIMEOUT", default: 5, range: 1...300)
         self.rpcMaxConnections = try env.int("RPC_MAX_CONNECTIONS", default: 1024, range: 1...1_000_000)
+        self.rpcCallers = try Self.callers(env)
+    }
+
+    /// The caller list in the file `RPC_CALLERS` names, when it names one.
+    static func callers(_ env: EnvironmentReader) throws -> RPCCallers? {
+        guard let path = env.optional("RPC_CALLERS") else { return nil }
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError.invalid("RPC_CALLERS", "a readable file of name:token-hash:methods lines (\(path) cannot be read)")
+        }
+        do {
+            return try RPCCallers(parsing: text)
+        } catch {
+            throw ConfigurationError.invalid("RPC_CALLERS", "name:token-hash:methods lines; \(path) \(error)")
+        }
     }
 }
 

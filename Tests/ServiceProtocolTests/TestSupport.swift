@@ -102,8 +102,8 @@ final class RawConnection {
         try await self.channel.outbound.write(ByteBuffer(bytes: bytes))
     }
 
-    func hello(token: String = testToken) async throws -> [String: Any] {
-        try await self.send(#"{"v":1,"id":1,"method":"hello","params":{"service":"raw","token":"\#(token)","protocol":1}}"#)
+    func hello(service: String = "raw", token: String = testToken) async throws -> [String: Any] {
+        try await self.send(#"{"v":1,"id":1,"method":"hello","params":{"service":"\#(service)","token":"\#(token)","protocol":1}}"#)
         return try await self.receive()
     }
 

@@ -21,8 +21,11 @@ public final class RPCServer: Service, Sendable {
         public var serviceName: String
         /// This service's version, as `hello` replies it.
         public var serviceVersion: String = "0.1.0"
-        /// The shared secret callers present in `hello`.
+        /// The shared secret callers present in `hello` when there is no caller list.
         public var serviceToken: String
+        /// The callers admitted and what each may call (`RPC_CALLERS`); nil: the service token
+        /// admits every caller to every method.
+        public var callers: RPCCallers?
         /// The largest frame accepted (1 MiB).
         public var maximumFrameSize: Int = 1 << 20
         /// Requests running at once on one connection; more wait for a free slot.

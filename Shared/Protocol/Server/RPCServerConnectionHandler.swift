@@ -14,7 +14,7 @@ final class RPCServerConnectionHandler: ChannelDuplexHandler {
 
     private enum State {
         case awaitingHello
-        case ready(caller: String)
+        case ready(caller: RPCServerCore.Caller)
         case closing
     }
 
@@ -63,7 +63,7 @@ final class RPCServerConnectionHandler: ChannelDuplexHandler {
                 self.state = .ready(caller: caller)
                 self.helloDeadline?.cancel()
                 self.helloDeadline = nil
-                self.logger[metadataKey: "rpc.caller"] = "\(caller)"
+                self.logger[metadataKey: "rpc.caller"] = "\(caller.name)"
                 context.writeAndFlush(self.wrapOutboundOut(reply), promise: nil)
             } else {
                 self.logger.warning("Refused a connection without a valid hello")

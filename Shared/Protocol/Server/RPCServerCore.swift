@@ -17,15 +17,21 @@ final class RPCServerCore: Sendable {
         self.logger = logger
     }
 
-    /// Checks the first frame: it must be a `hello` with the service token (compared in
-    /// constant time) and a protocol version we speak. Returns the reply and, when accepted,
-    /// the caller's name.
-    func handshake(_ frame: ByteBuffer) -> (ByteBuffer, String?) {
+    /// A caller admitted by `hello`: its name and what it may call.
+    struct Caller: Sendable {
+        var name: String
+        var permissions: RPCPermissions
+    }
+
+    /// Checks the first frame: it must be a `hello` with a token this server admits (the caller
+    /// list's token for the caller it names, or else the service token; compared in constant
+    /// time) and a protocol version we speak. Returns the reply and, when accepted, the caller.
+    func handshake(_ frame: ByteBuffer) -> (ByteBuffer, Caller?) {
         let request = try? IncomingRequest(frame)
         let id = request?.id ?? 0
         guard let request, request.method == Hello.method,
             let params = try? IncomingRequest.decode(Hello.Params.self, from: request.params),
-            constantTimeEquals(params.token, self.configuration.serviceToken)
+            let permissions = self.admit(params)
         else {
             return (RPCRouter.encodeError(RPCError(.unauthenticated, "Send a hello with a valid service token first"), id: id), nil)
         }
@@ -34,14 +40,23 @@ final class RPCServerCore: Sendable {
         }
         let result = Hello.Result(
             service: self.configuration.serviceName, version: self.configuration.serviceVersion,
-            protocol: rpcProtocolVersion, methods: [Hello.method] + self.router.methods)
+            protocol: rpcProtocolVersion, methods: [Hello.method] + self.router.methods.filter(permissions.allows))
         let reply = (try? JSONCoders.encode(result)).map { EnvelopeWriter.result(id: id, result: $0) }
             ?? RPCRouter.encodeError(.internalError, id: id)
-        return (reply, params.service)
+        return (reply, Caller(name: params.service, permissions: permissions))
+    }
+
+    /// What the `hello` may call: with a caller list, its line's methods when the token is its;
+    /// without one, everything when the token is the service token.
+    private func admit(_ params: Hello.Params) -> RPCPermissions? {
+        if let callers = self.configuration.callers {
+            return callers.admit(name: params.service, token: params.token)
+        }
+        return constantTimeEquals(params.token, self.configuration.serviceToken) ? .everything : nil
     }
 
     /// Answers one request frame; never throws, every failure becomes an error response.
-    func respond(to frame: ByteBuffer, caller: String, logger: Logger) async -> ByteBuffer {
+    func respond(to frame: ByteBuffer, caller: Caller, logger: Logger) async -> ByteBuffer {
         let request: IncomingRequest
         do {
             request = try IncomingRequest(frame)
@@ -58,6 +73,12 @@ final class RPCServerCore: Sendable {
             self.router.unknownMethod.record(.methodNotFound, since: .now)
             return RPCRouter.encodeError(RPCError(.methodNotFound, "Unknown method \(request.method)"), id: request.id)
         }
+        guard caller.permissions.allows(request.method) else {
+            // Counted as rpc_server_requests_total{method,code="forbidden"}.
+            route.metrics.record(.forbidden, since: .now)
+            logger.warning("Call outside the caller's methods", metadata: ["rpc.method": "\(request.method)", "rpc.caller": "\(caller.name)"])
+            return RPCRouter.encodeError(RPCError(.forbidden, "\(caller.name) may not call \(request.method)"), id: request.id)
+        }
         var deadline: ContinuousClock.Instant?
         if let milliseconds = request.deadlineMs {
             guard milliseconds > 0 else {
@@ -72,7 +93,7 @@ final class RPCServerCore: Sendable {
             logger[metadataKey: "request.id"] = "\(requestID)"
         }
         let context = RPCRequestContext(
-            method: request.method, requestID: request.requestID, caller: caller, deadline: deadline, logger: logger)
+            method: request.method, requestID: request.requestID, caller: caller.name, deadline: deadline, logger: logger)
         let start = ContinuousClock.now
         let response = await route.handler(request.params, request.id, context)
         if logger.logLevel <= .debug {
@@ -84,15 +105,7 @@ final class RPCServerCore: Sendable {
 
 /// Compares two secrets in time that depends only on their lengths, not on where they differ.
 public func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
-    let a = Array(lhs.utf8)
-    let b = Array(rhs.utf8)
-    var difference = UInt8(truncatingIfNeeded: a.count ^ b.count) | (a.count == b.count ? 0 : 1)
-    for index in 0..<max(a.count, b.count) {
-        let x = index < a.count ? a[index] : 0
-        let y = index < b.count ? b[index] : 0
-        difference |= x ^ y
-    }
-    return difference == 0
+    constantTimeEquals(Array(lhs.utf8), Array(rhs.utf8))
 }
 
 extension Duration {
