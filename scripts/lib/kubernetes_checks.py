@@ -114,8 +114,10 @@ def validate(checker, name, path):
 
 
 def source_names():
-    """Every string literal of NAME-like shape in the Swift sources."""
-    names = set()
+    """Every string literal of NAME-like shape in the Swift sources, and the variables the image's
+    entrypoint (deploy/docker-entrypoint.sh) reads."""
+    with open(os.path.join(ROOT, "deploy", "docker-entrypoint.sh"), encoding="utf-8") as handle:
+        names = set(re.findall(r"\$\{?([A-Z][A-Z0-9_]+)", handle.read()))
     pattern = re.compile(r'"([A-Z][A-Z0-9_]+)"')
     for folder in SOURCE_FOLDERS:
         for directory, _, files in os.walk(os.path.join(ROOT, folder)):

@@ -47,7 +47,9 @@ public enum TokensApp {
         let keyRing: KeyRing
         do {
             keyRing = try await KeyRing.load(
-                folder: SigningKeyFolder(url: configuration.signingKeysDirectory), algorithm: configuration.signingAlgorithm,
+                folder: SigningKeyFolder(
+                    url: configuration.signingKeysDirectory, requirePrivateFiles: configuration.environment == .production),
+                algorithm: configuration.signingAlgorithm,
                 activationDelay: configuration.signingKeyActivationDelay, generateIfMissing: configuration.environment == .development, logger: logger)
         } catch let error as SigningKeyError {
             throw ConfigurationError.insecure("SIGNING_KEYS_DIR", "\(error)")

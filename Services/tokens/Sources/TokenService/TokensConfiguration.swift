@@ -30,6 +30,8 @@ public struct TokensConfiguration: Sendable {
     /// seconds, default 900. It must outlast every replica's reload (`keyReloadInterval`), the
     /// gateway's JWKS cache (300 s, refetched early on an unknown `kid`) and the 300 s that
     /// `/.well-known/jwks.json` may stay in an outside verifier's HTTP cache: 610 s, with margin.
+    /// Production refuses less than `keyReloadInterval` + 600 s (`minimumActivationDelay`).
+    /// It counts from when a replica first read the key.
     public var signingKeyActivationDelay: Duration
     /// How often the Redis revocation marker is checked.
     public var reseedInterval: Duration = .seconds(1)
@@ -62,6 +64,19 @@ public struct TokensConfiguration: Sendable {
         self.reuseGrace = try env.seconds("REFRESH_REUSE_GRACE", default: 10, range: 0...60)
         self.keyReloadInterval = try env.seconds("SIGNING_KEYS_RELOAD_INTERVAL", default: 10, range: 1...3_600)
         self.signingKeyActivationDelay = try env.seconds("SIGNING_KEY_ACTIVATION_DELAY", default: 900, range: 0...86_400)
+        let minimum = Self.minimumActivationDelay(reloadInterval: self.keyReloadInterval)
+        if production && self.signingKeyActivationDelay < minimum {
+            throw ConfigurationError.insecure(
+                "SIGNING_KEY_ACTIVATION_DELAY",
+                "at least \(minimum.components.seconds) s in production (SIGNING_KEYS_RELOAD_INTERVAL + 600 s): a key must not sign before "
+                    + "every replica publishes it and cached JWKS (the gateway's and outside verifiers', 300 s each) are fetched again")
+        }
+    }
+
+    /// The shortest activation delay production accepts: every replica's reload, then the
+    /// gateway's JWKS cache (300 s) and an outside verifier's HTTP cache of the JWKS (300 s).
+    static func minimumActivationDelay(reloadInterval: Duration) -> Duration {
+        reloadInterval + .seconds(600)
     }
 }
 

@@ -8,9 +8,11 @@ import ServiceKit
 import Synchronization
 
 /// The keys this replica signs and verifies with: every key of the folder is published and
-/// verifies at once; the newest key of the configured algorithm signs once it is older than the
-/// activation delay (`SIGNING_KEY_ACTIVATION_DELAY`), so that every replica has published it and
-/// every verifier can know it before a token names it. Reloaded periodically so a key added by
+/// verifies at once; the newest key of the configured algorithm signs once this replica has
+/// seen it for the activation delay (`SIGNING_KEY_ACTIVATION_DELAY`), so that every replica has
+/// published it and every verifier can know it before a token names it. The delay counts from
+/// when this replica first read the key, not from the time in its name or file: a key made
+/// long before it was mounted waits like a new one. Reloaded periodically so a key added by
 /// `tokens keygen` is picked up by every replica without a restart.
 public final class KeyRing: Sendable {
     /// One consistent view of the folder.
@@ -21,6 +23,8 @@ public final class KeyRing: Sendable {
         var rs256: RS256Signer?
         var collection: JWTKeyCollection
         var jwks: PublicJWKS
+        /// When this replica first read each key (by `kid`); a key gone from the folder is forgotten.
+        var firstSeen: [String: Date]
     }
 
     let folder: SigningKeyFolder
@@ -52,21 +56,31 @@ public final class KeyRing: Sendable {
             }
             keys = try folder.load()
         }
-        let snapshot = try await Self.snapshot(of: keys, algorithm: algorithm, activationDelay: activationDelay, now: now)
+        let firstSeen = Self.firstSeen(keys, known: [:], now: now)
+        let snapshot = try await Self.snapshot(of: keys, algorithm: algorithm, activationDelay: activationDelay, firstSeen: firstSeen, now: now)
         return KeyRing(folder: folder, algorithm: algorithm, activationDelay: activationDelay, snapshot: snapshot)
     }
 
-    /// The key that signs at `now`: the newest key of `algorithm` older than the activation
-    /// delay; while none is (the folder's first keys), the oldest of them, which needs no
-    /// other key to wait for.
-    static func signer(among keys: [SigningKey], algorithm: SigningAlgorithm, activationDelay: Duration, now: Date) -> SigningKey? {
-        let candidates = keys.filter { $0.algorithm == algorithm }
-        let activeBefore = now.addingTimeInterval(-activationDelay.timeInterval)
-        return candidates.last { $0.createdAt <= activeBefore } ?? candidates.first
+    /// `known` with every key of `keys` it lacks first seen at `now`, and without the keys gone.
+    static func firstSeen(_ keys: [SigningKey], known: [String: Date], now: Date) -> [String: Date] {
+        Dictionary(keys.map { ($0.kid, known[$0.kid] ?? now) }, uniquingKeysWith: min)
     }
 
-    private static func snapshot(of keys: [SigningKey], algorithm: SigningAlgorithm, activationDelay: Duration, now: Date) async throws -> Snapshot {
-        guard let signer = Self.signer(among: keys, algorithm: algorithm, activationDelay: activationDelay, now: now) else {
+    /// The key that signs at `now`: the newest key of `algorithm` this replica has seen for the
+    /// activation delay; while none has been (at start, every key is new to the replica), the
+    /// oldest of them, the one every verifier has known longest.
+    static func signer(
+        among keys: [SigningKey], algorithm: SigningAlgorithm, activationDelay: Duration, firstSeen: [String: Date], now: Date
+    ) -> SigningKey? {
+        let candidates = keys.filter { $0.algorithm == algorithm }
+        let seenBefore = now.addingTimeInterval(-activationDelay.timeInterval)
+        return candidates.last { (firstSeen[$0.kid] ?? now) <= seenBefore } ?? candidates.first
+    }
+
+    private static func snapshot(
+        of keys: [SigningKey], algorithm: SigningAlgorithm, activationDelay: Duration, firstSeen: [String: Date], now: Date
+    ) async throws -> Snapshot {
+        guard let signer = Self.signer(among: keys, algorithm: algorithm, activationDelay: activationDelay, firstSeen: firstSeen, now: now) else {
             throw SigningKeyError.noKeyForAlgorithm(algorithm.jwsName)
         }
         let collection = JWTKeyCollection()
@@ -79,7 +93,7 @@ public final class KeyRing: Sendable {
         }
         return Snapshot(
             keys: keys, signingKid: signer.kid, rs256: rs256, collection: collection,
-            jwks: PublicJWKS(keys: keys.reversed().map(\.publicJWK)))
+            jwks: PublicJWKS(keys: keys.reversed().map(\.publicJWK)), firstSeen: firstSeen)
     }
 
     /// Reads the folder again and publishes what changed; a key whose activation delay has
@@ -87,10 +101,13 @@ public final class KeyRing: Sendable {
     public func reload(logger: Logger, now: Date = Date()) async {
         do {
             let keys = try self.folder.load()
-            let (current, signing) = self.snapshot.withLock { ($0.keys.map(\.kid), $0.signingKid) }
-            let signer = Self.signer(among: keys, algorithm: self.algorithm, activationDelay: self.activationDelay, now: now)
+            let (current, signing, known) = self.snapshot.withLock { ($0.keys.map(\.kid), $0.signingKid, $0.firstSeen) }
+            let firstSeen = Self.firstSeen(keys, known: known, now: now)
+            let signer = Self.signer(
+                among: keys, algorithm: self.algorithm, activationDelay: self.activationDelay, firstSeen: firstSeen, now: now)
             guard keys.map(\.kid) != current || signer?.kid != signing else { return }
-            let next = try await Self.snapshot(of: keys, algorithm: self.algorithm, activationDelay: self.activationDelay, now: now)
+            let next = try await Self.snapshot(
+                of: keys, algorithm: self.algorithm, activationDelay: self.activationDelay, firstSeen: firstSeen, now: now)
             self.snapshot.withLock { $0 = next }
             logger.info("Signing keys reloaded", metadata: ["tokens.kid": "\(next.signingKid)", "tokens.keys": "\(keys.count)"])
         } catch {

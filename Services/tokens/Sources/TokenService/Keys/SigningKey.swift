@@ -16,7 +16,9 @@ public struct SigningKey: Sendable {
 
     public let material: Material
     public let kid: String
-    /// The file's modification time.
+    /// When it was made: the time its name starts with, else its file's modification time. It
+    /// orders the keys (the newest signs); the activation delay counts from when a replica first
+    /// read it (`KeyRing`).
     public let createdAt: Date
     /// The file name, to break ties between keys written in the same instant.
     public let fileName: String
@@ -104,6 +106,8 @@ public enum SigningKeyError: Error, CustomStringConvertible, Equatable {
     case unsafeFolder(String, String)
     /// A folder that cannot be created or locked (`path`, why).
     case unwritableFolder(String, String)
+    /// In production, a key file group or others may read (`path`, its octal mode).
+    case readableKeyFile(String, String)
 
     public var description: String {
         switch self {
@@ -113,6 +117,8 @@ public enum SigningKeyError: Error, CustomStringConvertible, Equatable {
         case .noKeyForAlgorithm(let alg): "no \(alg) key in the signing key folder (run `tokens keygen`)"
         case .unsafeFolder(let path, let reason): "\(path) is \(reason): another user could add a key that would sign"
         case .unwritableFolder(let path, let reason): "cannot create or lock the signing key folder \(path): \(reason)"
+        case .readableKeyFile(let path, let mode):
+            "\(path) has mode \(mode): group or others may read this signing key (make it 0400 or 0600, owned by the service's user)"
         }
     }
 }

@@ -10,9 +10,21 @@ import Glibc
 /// writes new ones with mode 0600.
 public struct SigningKeyFolder: Sendable {
     public let url: URL
+    /// Whether a key file that group or others may read (or write) stops the load, naming the
+    /// file: production (DESIGN.md §9.6), where only the service may read a signing key.
+    public var requirePrivateFiles: Bool
 
-    public init(url: URL) {
+    public init(url: URL, requirePrivateFiles: Bool = false) {
         self.url = url
+        self.requirePrivateFiles = requirePrivateFiles
+    }
+
+    /// Refuses a key file group or others may read or write (its target, for a symbolic link as
+    /// in a Kubernetes Secret volume): a copy of the key signs tokens for anyone.
+    func checkPrivate(file path: String) throws {
+        var info = stat()
+        guard self.requirePrivateFiles, stat(path, &info) == 0, info.st_mode & 0o077 != 0 else { return }
+        throw SigningKeyError.readableKeyFile(path, String(info.st_mode & 0o7777, radix: 8))
     }
 
     /// Refuses a folder another user could write to: every key in it is published and the
@@ -45,6 +57,7 @@ public struct SigningKeyFolder: Sendable {
         var keys: [SigningKey] = []
         for name in names {
             let path = self.url.appendingPathComponent(name).path
+            try self.checkPrivate(file: path)
             let attributes = try manager.attributesOfItem(atPath: path)
             guard let data = manager.contents(atPath: path),
                 let material = try? SigningKey.Material(pem: String(decoding: data, as: UTF8.self))
