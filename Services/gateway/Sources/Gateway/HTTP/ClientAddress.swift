@@ -95,11 +95,32 @@ struct ClientAddressResolver: Sendable {
         var client = peer
         for entry in entries.reversed() {
             // An entry a trusted proxy did not write legibly ends the walk at the last hop known.
-            guard let address = IPAddress(entry) else { return client }
+            guard let address = Self.address(ofEntry: entry) else { return client }
             client = address
             if !self.isTrusted(address) { return address }
         }
         return client
+    }
+
+    /// The address of one `X-Forwarded-For` entry: `ip`, `[v6]`, or with the port some proxies
+    /// append, `ip:port` and `[v6]:port` (a bare IPv6 address has colons but no port).
+    static func address(ofEntry entry: String) -> IPAddress? {
+        if let address = IPAddress(entry) { return address }
+        let port: Substring
+        let host: Substring
+        if entry.hasPrefix("["), let close = entry.firstIndex(of: "]") {
+            host = entry[...close]
+            port = entry[entry.index(after: close)...]
+            guard port.hasPrefix(":") else { return nil }
+        } else {
+            guard let colon = entry.firstIndex(of: ":"), entry.lastIndex(of: ":") == colon else { return nil }
+            host = entry[..<colon]
+            port = entry[colon...]
+        }
+        guard port.count > 1, port.count <= 6, port.dropFirst().allSatisfy({ $0.isASCII && $0.isNumber }),
+            let number = Int(port.dropFirst()), number <= 65_535
+        else { return nil }
+        return IPAddress(host)
     }
 
     private func isTrusted(_ address: IPAddress) -> Bool {
