@@ -44,6 +44,17 @@ struct Orchestration: Sendable {
         return TokenResponse(pair: pair, user: signIn.user, isNewUser: signIn.isNewUser)
     }
 
+    /// Makes a guest user with identity, then opens its first session (DESIGN.md section 9.1).
+    func createGuest(deviceName: String?, context: GatewayRequestContext) async throws -> TokenResponse {
+        let user = try await self.backends.identity.call(
+            Identity.createGuest, Empty(), options: Backends.options(context, idempotent: false))
+        let pair = try await self.backends.tokens.call(
+            Tokens.issue, IssueParams(userID: user.id, isAdmin: false, deviceName: deviceName),
+            options: Backends.options(context, idempotent: false))
+        GuestMetrics.created.increment()
+        return TokenResponse(pair: pair, user: user, isNewUser: true)
+    }
+
     /// Rotates the refresh token, then reads the user for the response. A user that no longer
     /// exists makes the token invalid; an inactive one gets `user_inactive`.
     func refresh(refreshToken: String, context: GatewayRequestContext) async throws -> TokenResponse {

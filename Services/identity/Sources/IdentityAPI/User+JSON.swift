@@ -15,6 +15,7 @@ extension User: CompactJSONReadable, CompactJSONWritable {
         var displayName: String?
         var isAdmin: Bool?
         var isActive: Bool?
+        var isGuest = false
         var providers: [IdentityProvider]?
         var createdAt: Date?
         var updatedAt: Date?
@@ -26,6 +27,7 @@ extension User: CompactJSONReadable, CompactJSONWritable {
             case CodingKeys.displayName.stringValue: displayName = try parser.readStringOrNull()
             case CodingKeys.isAdmin.stringValue: isAdmin = try parser.readBool()
             case CodingKeys.isActive.stringValue: isActive = try parser.readBool()
+            case CodingKeys.isGuest.stringValue: isGuest = try parser.readBool()
             case CodingKeys.providers.stringValue:
                 providers = try parser.readStringArray().map { name in
                     guard let provider = IdentityProvider(rawValue: name) else { throw CompactJSON.Unsupported() }
@@ -42,7 +44,7 @@ extension User: CompactJSONReadable, CompactJSONWritable {
         }
         self.init(
             id: id, email: email, emailVerified: emailVerified, displayName: displayName, isAdmin: isAdmin, isActive: isActive,
-            providers: providers, createdAt: createdAt, updatedAt: updatedAt)
+            isGuest: isGuest, providers: providers, createdAt: createdAt, updatedAt: updatedAt)
     }
 
     /// A time as `decodeTimestamp` reads it.
@@ -65,6 +67,8 @@ extension User: CompactJSONReadable, CompactJSONWritable {
         json.write(bool: self.isAdmin)
         json.write(#","is_active":"#)
         json.write(bool: self.isActive)
+        json.write(#","is_guest":"#)
+        json.write(bool: self.isGuest)
         json.write(#","providers":["#)
         for (index, provider) in self.providers.enumerated() {
             if index > 0 { json.write(",") }

@@ -10,6 +10,8 @@ public struct User: Sendable, Codable, Equatable {
     public var displayName: String?
     public var isAdmin: Bool
     public var isActive: Bool
+    /// A guest account (DESIGN.md section 9.1): made without a provider, upgraded by its first one.
+    public var isGuest: Bool
     /// The linked providers, sorted.
     public var providers: [IdentityProvider]
     public var createdAt: Date
@@ -23,13 +25,14 @@ public struct User: Sendable, Codable, Equatable {
         case displayName = "display_name"
         case isAdmin = "is_admin"
         case isActive = "is_active"
+        case isGuest = "is_guest"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
     }
 
     public init(
         id: UUID, email: String?, emailVerified: Bool, displayName: String?, isAdmin: Bool, isActive: Bool,
-        providers: [IdentityProvider], createdAt: Date, updatedAt: Date, identities: [LinkedIdentity]? = nil
+        isGuest: Bool = false, providers: [IdentityProvider], createdAt: Date, updatedAt: Date, identities: [LinkedIdentity]? = nil
     ) {
         self.id = id
         self.email = email
@@ -37,6 +40,7 @@ public struct User: Sendable, Codable, Equatable {
         self.displayName = displayName
         self.isAdmin = isAdmin
         self.isActive = isActive
+        self.isGuest = isGuest
         self.providers = providers
         self.createdAt = createdAt
         self.updatedAt = updatedAt
@@ -51,6 +55,7 @@ public struct User: Sendable, Codable, Equatable {
         self.displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
         self.isAdmin = try container.decode(Bool.self, forKey: .isAdmin)
         self.isActive = try container.decode(Bool.self, forKey: .isActive)
+        self.isGuest = try container.decodeIfPresent(Bool.self, forKey: .isGuest) ?? false
         self.providers = try container.decode([IdentityProvider].self, forKey: .providers)
         self.createdAt = try container.decodeTimestamp(forKey: .createdAt)
         self.updatedAt = try container.decodeTimestamp(forKey: .updatedAt)
@@ -65,6 +70,7 @@ public struct User: Sendable, Codable, Equatable {
         try container.encode(self.displayName, forKey: .displayName)
         try container.encode(self.isAdmin, forKey: .isAdmin)
         try container.encode(self.isActive, forKey: .isActive)
+        try container.encode(self.isGuest, forKey: .isGuest)
         try container.encode(self.providers, forKey: .providers)
         try container.encodeTimestamp(self.createdAt, forKey: .createdAt)
         try container.encodeTimestamp(self.updatedAt, forKey: .updatedAt)

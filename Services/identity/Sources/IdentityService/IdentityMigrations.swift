@@ -10,5 +10,8 @@ enum IdentityMigrations {
         Migration(
             version: 2, name: "apple notifications",
             sql: String(decoding: PackageResources._2_apple_notifications_sql, as: UTF8.self)),
+        Migration(
+            version: 3, name: "guest users",
+            sql: String(decoding: PackageResources._3_guest_users_sql, as: UTF8.self)),
     ]
 }

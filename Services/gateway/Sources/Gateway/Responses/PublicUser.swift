@@ -13,6 +13,7 @@ struct PublicUser: Encodable {
         case emailVerified = "email_verified"
         case displayName = "display_name"
         case isAdmin = "is_admin"
+        case isGuest = "is_guest"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
     }
@@ -24,6 +25,7 @@ struct PublicUser: Encodable {
         try container.encode(self.user.emailVerified, forKey: .emailVerified)
         try container.encode(self.user.displayName, forKey: .displayName)
         try container.encode(self.user.isAdmin, forKey: .isAdmin)
+        try container.encode(self.user.isGuest, forKey: .isGuest)
         try container.encode(self.user.providers, forKey: .providers)
         try container.encodeTimestamp(self.user.createdAt, forKey: .createdAt)
         try container.encodeTimestamp(self.user.updatedAt, forKey: .updatedAt)
@@ -49,6 +51,8 @@ struct PublicUser: Encodable {
         json.append(string: self.user.displayName)
         json.append(#","is_admin":"#)
         json.append(bool: self.user.isAdmin)
+        json.append(#","is_guest":"#)
+        json.append(bool: self.user.isGuest)
         json.append(#","providers":["#)
         for (index, provider) in self.user.providers.enumerated() {
             if index > 0 { json.append(",") }

@@ -26,6 +26,12 @@ struct AuthRoutes: Sendable {
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
             return try await self.signIn(provider: .google, body: body, context: context)
         }
+        group.post("auth/guest") { request, context in
+            try await self.rateLimiter.check("signin", limit: self.limits.signInPerMinute, request: request, context: context)
+            let body = try await JSONBody.object(request, limit: self.maxBodyBytes, optional: true)
+            let deviceName = try body.string("device_name")
+            return try await self.orchestration.createGuest(deviceName: deviceName, context: context).response()
+        }
         group.post("auth/apple/notifications") { request, context in
             try await self.rateLimiter.check(
                 "apple_notifications", limit: self.limits.signInPerMinute, request: request, context: context)

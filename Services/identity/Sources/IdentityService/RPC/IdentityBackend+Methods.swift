@@ -12,6 +12,9 @@ extension IdentityBackend {
             if outcome.changedExistingUser { await self.userChanges.changed(outcome.result.user.id) }
             return outcome.result
         }
+        router.register(Identity.createGuest) { (_: Empty, _) -> User in
+            try await self.users.createGuest()
+        }
         router.register(Identity.link) { (params: LinkParams, _) in
             try await self.announcing(params.userID) { try await self.signInFlow.link(params.credential, to: params.userID) }
         }

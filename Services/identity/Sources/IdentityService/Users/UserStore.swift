@@ -11,6 +11,14 @@ struct UserStore: Sendable {
             .first.map(UserRow.user)
     }
 
+    /// A new guest: no email, name or identity until it signs in with a provider.
+    func createGuest() async throws -> User {
+        let id = UUID()
+        try await self.postgres.execute("INSERT INTO identity.users (id, is_guest) VALUES ($1, true)", [.uuid(id)])
+        guard let user = try await self.user(id) else { throw IdentityError.userNotFound }
+        return user
+    }
+
     /// The user with each linked identity.
     func userWithIdentities(_ id: UUID) async throws -> User? {
         guard var user = try await self.user(id) else { return nil }
