@@ -16,20 +16,32 @@ final class PrivatePostgresServer: Sendable {
     let directory: String
     let port: Int
     private let binDirectory: String
+    /// Whether the server speaks TLS (`ssl=on`) with a certificate for `localhost` and
+    /// 127.0.0.1 that `caFile`'s throwaway authority signed.
+    let tls: Bool
 
     var url: String { "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=disable" }
+    /// The authority that signed the server's certificate (`tls` only).
+    var caFile: String { directory + "/ca.crt" }
+    /// An authority that signed nothing of this server's, for refusals.
+    var otherCAFile: String { directory + "/other-ca.crt" }
     private var dataDirectory: String { directory + "/data" }
-    private var options: String { "-p \(port) -h 127.0.0.1 -k \(directory) -c fsync=off -c max_connections=20" }
+    private var options: String {
+        let tls = self.tls ? " -c ssl=on -c ssl_cert_file=\(directory)/server.crt -c ssl_key_file=\(directory)/server.key" : ""
+        return "-p \(port) -h 127.0.0.1 -k \(directory) -c fsync=off -c max_connections=20" + tls
+    }
 
-    private init(directory: String, port: Int, binDirectory: String) {
+    private init(directory: String, port: Int, binDirectory: String, tls: Bool) {
         self.directory = directory
         self.port = port
         self.binDirectory = binDirectory
+        self.tls = tls
     }
 
-    /// Starts a server, runs `body`, and removes the server however `body` ends.
-    static func with<T: Sendable>(_ body: (PrivatePostgresServer) async throws -> T) async throws -> T {
-        let server = try await start()
+    /// Starts a server (with TLS when `tls`), runs `body`, and removes the server however
+    /// `body` ends.
+    static func with<T: Sendable>(tls: Bool = false, _ body: (PrivatePostgresServer) async throws -> T) async throws -> T {
+        let server = try await start(tls: tls)
         do {
             let result = try await body(server)
             await server.remove()
@@ -40,13 +52,14 @@ final class PrivatePostgresServer: Sendable {
         }
     }
 
-    private static func start() async throws -> PrivatePostgresServer {
+    private static func start(tls: Bool) async throws -> PrivatePostgresServer {
         let environment = ProcessInfo.processInfo.environment
         let binDirectory = environment["POSTGRES_BIN_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/lib/postgresql/15/bin"
         let directory = NSTemporaryDirectory() + "pg-private-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        var server = PrivatePostgresServer(directory: directory, port: try freeLoopbackPort(), binDirectory: binDirectory)
+        var server = PrivatePostgresServer(directory: directory, port: try freeLoopbackPort(), binDirectory: binDirectory, tls: tls)
         do {
+            if tls { try await Self.makeCertificates(in: directory) }
             if getuid() == 0 {
                 try await run("/bin/chown", ["-R", "postgres:postgres", directory])
             }
@@ -65,7 +78,7 @@ final class PrivatePostgresServer: Sendable {
                     guard attempt < 3 else {
                         throw CommandFailed(description: "\(error)\nserver log:\n\(log.suffix(2_000))")
                     }
-                    server = PrivatePostgresServer(directory: directory, port: try freeLoopbackPort(), binDirectory: binDirectory)
+                    server = PrivatePostgresServer(directory: directory, port: try freeLoopbackPort(), binDirectory: binDirectory, tls: tls)
                 }
             }
             return server
@@ -73,6 +86,30 @@ final class PrivatePostgresServer: Sendable {
             await server.remove()
             throw error
         }
+    }
+
+    /// A throwaway authority (`ca.crt`), the server's key and certificate it signed for
+    /// `localhost` and 127.0.0.1 (`server.key`, 0600, `server.crt`), and a second authority that
+    /// signed nothing (`other-ca.crt`), with the system's `openssl`.
+    private static func makeCertificates(in directory: String) async throws {
+        let openssl = "/usr/bin/openssl"
+        for name in ["ca", "other-ca"] {
+            try await run(openssl, [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=latchkey-test-\(name)",
+                "-keyout", "\(directory)/\(name).key", "-out", "\(directory)/\(name).crt",
+            ])
+        }
+        try await run(openssl, [
+            "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
+            "-keyout", "\(directory)/server.key", "-out", "\(directory)/server.csr",
+        ])
+        try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(toFile: "\(directory)/server.ext", atomically: true, encoding: .utf8)
+        try await run(openssl, [
+            "x509", "-req", "-in", "\(directory)/server.csr", "-CA", "\(directory)/ca.crt", "-CAkey", "\(directory)/ca.key",
+            "-CAcreateserial", "-days", "2", "-extfile", "\(directory)/server.ext", "-out", "\(directory)/server.crt",
+        ])
+        // Postgres refuses a key others may read.
+        try await run("/bin/chmod", ["600", "\(directory)/server.key"])
     }
 
     /// `pg_ctl restart -m fast`: every open connection is terminated.
