@@ -77,6 +77,20 @@ import Testing
         }
     }
 
+    /// RFC 8725 §3.1: the header's `alg` must be the algorithm of the key its `kid` names;
+    /// JWTKit verifies with the key's own algorithm whatever the header says.
+    @Test func aHeaderNamingAnotherAlgorithmThanItsKeysIsRefused() async throws {
+        try await PublishedKeys.run { keys in
+            let verifier = keys.verifier(leeway: 60)
+            for alg in ["RS384", "RS512", "PS256", "ES256", "rs256"] {
+                let token = try keys.signRaw(header: #"{"alg":"\#(alg)","typ":"JWT","kid":"\#(keys.kid)"}"#, claims: self.claims())
+                await expectUnauthorized { try await verifier.verify(token, logger: keys.logger) }
+            }
+            let missing = try keys.signRaw(header: #"{"typ":"JWT","kid":"\#(keys.kid)"}"#, claims: self.claims())
+            await expectUnauthorized { try await verifier.verify(missing, logger: keys.logger) }
+        }
+    }
+
     /// RFC 7519 §4.1.5: a token whose `nbf` is ahead beyond the leeway is not valid yet.
     @Test func aFutureNotBeforeIsRefused() async throws {
         try await PublishedKeys.run { keys in

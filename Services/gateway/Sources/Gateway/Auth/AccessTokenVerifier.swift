@@ -122,6 +122,9 @@ actor SigningKeyCache {
     private var collection: JWTKeyCollection?
     private var json: ByteBuffer?
     private var kids: Set<String> = []
+    /// The algorithm each published key signs with (its JWK's `alg`), which a token's header
+    /// must name (RFC 8725 §3.1): a key is never used with another algorithm than its own.
+    private var algorithms: [String: String] = [:]
     /// Changes whenever the set of key ids does: verified tokens cached under another
     /// generation are checked again.
     nonisolated let generation = Atomic<Int>(0)
@@ -145,7 +148,7 @@ actor SigningKeyCache {
     /// refetches once if allowed. A token without a `kid`, or naming no key of ours, is refused
     /// (jwt-kit alone would try its default key for it).
     func verify(_ token: String) async throws -> AccessTokenClaims {
-        guard let kid = Self.keyID(of: token) else { throw UnknownKey() }
+        guard let header = Self.header(of: token), let kid = header.kid else { throw UnknownKey() }
         var keys = try await self.current()
         if !self.kids.contains(kid) {
             guard let fetchedAt, ContinuousClock.now - fetchedAt >= self.refetchInterval else { throw UnknownKey() }
@@ -153,19 +156,21 @@ actor SigningKeyCache {
             guard self.kids.contains(kid), let collection else { throw UnknownKey() }
             keys = collection
         }
+        // The header's `alg` must be the key's own: JWTKit verifies with the key's algorithm
+        // whatever the header says, so a token naming another would otherwise pass.
+        guard let algorithm = self.algorithms[kid], header.alg == algorithm else { throw WrongAlgorithm() }
         return try await keys.verify(token, as: AccessTokenClaims.self)
     }
 
     struct UnknownKey: Error {}
+    struct WrongAlgorithm: Error {}
 
-    /// The `kid` of a JWT's header, without verifying anything: read by `JWSHeader`'s own
-    /// reader, Foundation's decoder behind it (the RPC layer's coders).
-    static func keyID(of token: String) -> String? {
+    /// The `kid` and `alg` of a JWT's header, without verifying anything: read by `JWSHeader`'s
+    /// own reader, Foundation's decoder behind it (the RPC layer's coders).
+    static func header(of token: String) -> JWSHeader? {
         guard let end = token.firstIndex(of: "."), token.distance(from: token.startIndex, to: end) <= 1024 else { return nil }
-        guard let bytes = Base64URL.decode(String(token[..<end])),
-            let header = try? RPCJSON.decode(JWSHeader.self, from: Data(bytes))
-        else { return nil }
-        return header.kid
+        guard let bytes = Base64URL.decode(String(token[..<end])) else { return nil }
+        return try? RPCJSON.decode(JWSHeader.self, from: Data(bytes))
     }
 
     private func current() async throws -> JWTKeyCollection {
@@ -221,6 +226,8 @@ actor SigningKeyCache {
         let kids = Set(jwks.keys.compactMap { $0.keyIdentifier?.string })
         if kids != self.kids { self.generation.add(1, ordering: .releasing) }
         self.kids = kids
+        self.algorithms = Dictionary(
+            published.keys.compactMap { key in key.kid.flatMap { kid in key.alg.map { (kid, $0) } } }) { first, _ in first }
         self.json = bytes
         self.fetchedAt = .now
     }
