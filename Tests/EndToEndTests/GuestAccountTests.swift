@@ -40,4 +40,83 @@ struct GuestAccountTests {
             #expect(try await stack.metrics("gateway").contains(#"gateway_guest_accounts_total{event="created"} 2"#))
         }
     }
+
+    @Test func signInWithAnUnknownIdentityUpgradesTheGuestInPlace() async throws {
+        try await Stack.with { stack in
+            let guest = try await Self.guest(stack)
+            #expect(try await stack.request("PUT", "/api/v1/favorites/kept", token: guest.accessToken).status == 200)
+            let subject = "apple-\(UUID().uuidString)"
+            let body: [String: Any] = ["identity_token": try await stack.appleToken(subject: subject), "device_name": "phone"]
+            let upgrade = try await stack.request("POST", "/api/v1/auth/apple", body: body, token: guest.accessToken)
+            #expect(upgrade.status == 200)
+            #expect(upgrade.json["upgraded_guest"] as? Bool == true)
+            #expect(upgrade.json["merged_guest"] == nil)
+            let user = try #require(upgrade.json["user"] as? [String: Any])
+            #expect(user["id"] as? String == guest.userID)
+            #expect(user["is_guest"] as? Bool == false)
+            #expect(user["providers"] as? [String] == ["apple"])
+            // The guest's session goes on, with its state.
+            let favorites = try await stack.request("GET", "/api/v1/favorites", token: guest.accessToken)
+            #expect((favorites.json["items"] as? [[String: Any]])?.map { $0["item_id"] as? String } == ["kept"])
+            // A repeat (lost answer) answers the same upgrade.
+            let again = try await stack.request(
+                "POST", "/api/v1/auth/apple", body: ["identity_token": try await stack.appleToken(subject: subject)],
+                token: guest.accessToken)
+            #expect(again.status == 200)
+            #expect(again.json["upgraded_guest"] as? Bool == true)
+            #expect(try Session(again.json).userID == guest.userID)
+            // Apple alone now signs into that user.
+            #expect(try await stack.signInApple(subject: subject).userID == guest.userID)
+
+            // A bearer that is not a guest's is refused, an invalid one too: never ignored.
+            let notGuest = try await stack.request(
+                "POST", "/api/v1/auth/apple", body: ["identity_token": try await stack.appleToken(subject: "apple-\(UUID().uuidString)")],
+                token: guest.accessToken)
+            #expect(notGuest.status == 400)
+            #expect(notGuest.errorCode == "bad_request")
+            let invalid = try await stack.request(
+                "POST", "/api/v1/auth/google", body: ["id_token": try await stack.googleToken(subject: "g-\(UUID().uuidString)")],
+                token: "not.a.token")
+            #expect(invalid.status == 401)
+            #expect(invalid.errorCode == "unauthorized")
+            let loggedOut = try await Self.guest(stack)
+            #expect(try await stack.request("POST", "/api/v1/auth/logout", token: loggedOut.accessToken).status == 204)
+            let revoked = try await stack.request(
+                "POST", "/api/v1/auth/apple", body: ["identity_token": try await stack.appleToken(subject: "apple-\(UUID().uuidString)")],
+                token: loggedOut.accessToken)
+            #expect(revoked.status == 401)
+            #expect(revoked.errorCode == "session_revoked")
+        }
+    }
+
+    @Test func linkingUpgradesAGuestAndRefusesAKnownIdentity() async throws {
+        try await Stack.with { stack in
+            let guest = try await Self.guest(stack)
+            let subject = "google-\(UUID().uuidString)"
+            let link = try await stack.request(
+                "POST", "/api/v1/auth/identities/google", body: ["id_token": try await stack.googleToken(subject: subject)],
+                token: guest.accessToken)
+            #expect(link.status == 200)
+            #expect(link.json["id"] as? String == guest.userID)
+            #expect(link.json["is_guest"] as? Bool == false)
+            #expect(link.json["providers"] as? [String] == ["google"])
+            let me = try await stack.request("GET", "/api/v1/auth/me", token: guest.accessToken)
+            #expect(me.json["is_guest"] as? Bool == false)
+
+            let other = try await Self.guest(stack)
+            let taken = try await stack.request(
+                "POST", "/api/v1/auth/identities/google", body: ["id_token": try await stack.googleToken(subject: subject)],
+                token: other.accessToken)
+            #expect(taken.status == 409)
+            #expect(taken.errorCode == "identity_already_linked")
+            let still = try await stack.request("GET", "/api/v1/auth/me", token: other.accessToken)
+            #expect(still.json["is_guest"] as? Bool == true)
+        }
+    }
+
+    static func guest(_ stack: Stack) async throws -> Session {
+        let reply = try await stack.request("POST", "/api/v1/auth/guest")
+        guard reply.status == 200 else { throw StackError.unexpected("guest: \(reply.status)") }
+        return try Session(reply.json)
+    }
 }

@@ -67,19 +67,18 @@ public enum GatewayApp {
             return response
         }
 
+        let authentication = AuthMiddleware(
+            verifier: AccessTokenVerifier(
+                keys: keys, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience,
+                leeway: configuration.clockLeeway),
+            revocations: RevocationChecker(redis: redis, failOpen: configuration.revocationFailOpen, cache: revocationCache),
+            deletionRetryPath: "/api/v1/auth/account")
         let auth = AuthRoutes(
-            orchestration: orchestration, backends: backends, rateLimiter: rateLimiter,
+            orchestration: orchestration, backends: backends, rateLimiter: rateLimiter, authentication: authentication,
             limits: configuration.rateLimits, maxBodyBytes: configuration.maxBodyBytes)
         let api = router.group("api/v1")
         auth.addPublic(to: api)
-        let authenticated = api.group()
-            .add(
-                middleware: AuthMiddleware(
-                    verifier: AccessTokenVerifier(
-                        keys: keys, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience,
-                        leeway: configuration.clockLeeway),
-                    revocations: RevocationChecker(redis: redis, failOpen: configuration.revocationFailOpen, cache: revocationCache),
-                    deletionRetryPath: "/api/v1/auth/account"))
+        let authenticated = api.group().add(middleware: authentication)
         auth.addAuthenticated(to: authenticated)
         ContentRoutes(contentState: backends.contentState, maxBodyBytes: configuration.maxBodyBytes).add(to: authenticated)
 

@@ -7,6 +7,9 @@ public enum Identity {
     public static let signIn = RPCMethod<ProviderCredential, SignInResult>("identity.signIn")
     /// Makes a guest user (`is_guest`, no providers; DESIGN.md section 9.1).
     public static let createGuest = RPCMethod<Empty, User>("identity.createGuest")
+    /// A sign-in that carried a guest's access token: upgrades the guest in place, or names the
+    /// user its state merges into. `user_id` of the params is the guest's.
+    public static let signInGuest = RPCMethod<LinkParams, GuestSignInResult>("identity.signInGuest")
     public static let link = RPCMethod<LinkParams, User>("identity.link")
     public static let unlink = RPCMethod<UnlinkParams, User>("identity.unlink")
     public static let getUser = RPCMethod<UserIDParams, User>("identity.getUser")
@@ -23,7 +26,7 @@ public enum Identity {
 
     /// Every method's name, for a check against the registered router and the docs.
     public static let methodNames: [String] = [
-        signIn.name, createGuest.name, link.name, unlink.name, getUser.name, listUsers.name, setActive.name, setAdmin.name, deleteUser.name,
+        signIn.name, createGuest.name, signInGuest.name, link.name, unlink.name, getUser.name, listUsers.name, setActive.name, setAdmin.name, deleteUser.name,
         appleNotification.name, completeAppleNotification.name,
     ]
 }

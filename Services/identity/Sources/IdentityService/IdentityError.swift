@@ -13,6 +13,8 @@ public enum IdentityError: Error, Sendable, Equatable {
     case badRequest(String)
     case userNotFound
     case userInactive
+    /// A sign-in carried the access token of a user who is not a guest (DESIGN.md section 9.1).
+    case notAGuest
     /// The identity belongs to another user.
     case identityAlreadyLinked
     /// The user already has an identity of this provider (a different account).
@@ -41,6 +43,8 @@ extension IdentityError: RPCErrorConvertible {
             RPCError(.notFound, "No such user")
         case .userInactive:
             RPCError(.userInactive, "This account has been deactivated")
+        case .notAGuest:
+            RPCError(.badRequest, "A sign-in carries an access token only to upgrade a guest account; this one is not a guest's")
         case .identityAlreadyLinked:
             RPCError(.identityAlreadyLinked, "This sign-in is already linked to another account")
         case .providerAlreadyLinked(let provider):

@@ -17,11 +17,8 @@ struct AuthMiddleware: RouterMiddleware {
     let deletionRetryPath: String
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization], let token = Self.bearerToken(header) else {
-            throw APIError.unauthorized
-        }
-        let verified = try await self.verifier.verify(token, logger: context.logger)
-        switch try await self.revocations.check(verified, logger: context.logger) {
+        let (verified, verdict) = try await self.authenticate(request, context: context)
+        switch verdict {
         case .live:
             break
         case .revoked(reason: "deactivated"):
@@ -35,6 +32,17 @@ struct AuthMiddleware: RouterMiddleware {
         context.caller = verified.caller
         context.logger[metadataKey: "user.id"] = "\(verified.caller.userID.lowercasedText)"
         return try await next(request, context)
+    }
+
+    /// The request's bearer token, verified (401 `unauthorized`, `token_expired` when it is not
+    /// good), and its revocation verdict: what every authenticated route and a guest's sign-in
+    /// (which reads the bearer itself) decide on.
+    func authenticate(_ request: Request, context: Context) async throws -> (VerifiedToken, RevocationChecker.Verdict) {
+        guard let header = request.headers[.authorization], let token = Self.bearerToken(header) else {
+            throw APIError.unauthorized
+        }
+        let verified = try await self.verifier.verify(token, logger: context.logger)
+        return (verified, try await self.revocations.check(verified, logger: context.logger))
     }
 
     /// The token of `Bearer <token>` (scheme case-insensitive, spaces around the token ignored).

@@ -10,6 +10,10 @@ struct TokenResponse: Encodable {
     var pair: TokenPair
     var user: User
     var isNewUser: Bool?
+    /// A guest's sign-in that made the guest this user (DESIGN.md section 9.1).
+    var upgradedGuest: Bool? = nil
+    /// A guest's sign-in whose state merged into this user: how many of its items changed.
+    var mergedGuest: MergedGuestCounts? = nil
 
     private enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
@@ -20,6 +24,8 @@ struct TokenResponse: Encodable {
         case refreshExpiresAt = "refresh_expires_at"
         case user
         case isNewUser = "is_new_user"
+        case upgradedGuest = "upgraded_guest"
+        case mergedGuest = "merged_guest"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -32,6 +38,8 @@ struct TokenResponse: Encodable {
         try container.encode(self.pair.refreshExpiresAt, forKey: .refreshExpiresAt)
         try container.encode(PublicUser(user: self.user), forKey: .user)
         try container.encodeIfPresent(self.isNewUser, forKey: .isNewUser)
+        try container.encodeIfPresent(self.upgradedGuest, forKey: .upgradedGuest)
+        try container.encodeIfPresent(self.mergedGuest, forKey: .mergedGuest)
     }
 
     /// The JSON `encode(to:)` gives, written by hand: every sign-in and refresh answers with it.
@@ -53,6 +61,19 @@ struct TokenResponse: Encodable {
             json.append(#","is_new_user":"#)
             json.append(bool: isNewUser)
         }
+        if let upgradedGuest = self.upgradedGuest {
+            json.append(#","upgraded_guest":"#)
+            json.append(bool: upgradedGuest)
+        }
+        if let merged = self.mergedGuest {
+            json.append(#","merged_guest":{"favorites":"#)
+            json.append(integer: Int64(merged.favorites))
+            json.append(#","read":"#)
+            json.append(integer: Int64(merged.read))
+            json.append(#","unlikes":"#)
+            json.append(integer: Int64(merged.unlikes))
+            json.append("}")
+        }
         json.append("}")
         return json
     }
@@ -64,6 +85,14 @@ struct TokenResponse: Encodable {
         response.headers[.pragma] = "no-cache"
         return response
     }
+}
+
+/// `merged_guest` of a token response: how many of the user's favorites, read marks and
+/// unlikes a guest's merge changed.
+struct MergedGuestCounts: Encodable, Equatable {
+    var favorites: Int
+    var read: Int
+    var unlikes: Int
 }
 
 extension HTTPField.Name {

@@ -10,6 +10,8 @@ struct AuthRoutes: Sendable {
     let orchestration: Orchestration
     let backends: Backends
     let rateLimiter: RateLimiter
+    /// Verifies the guest's bearer token a sign-in may carry, as every authenticated route does.
+    let authentication: AuthMiddleware
     let limits: GatewayConfiguration.RateLimits
     let maxBodyBytes: Int
 
@@ -19,12 +21,12 @@ struct AuthRoutes: Sendable {
         group.post("auth/apple") { request, context in
             try await self.rateLimiter.check("signin", limit: self.limits.signInPerMinute, request: request, context: context)
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
-            return try await self.signIn(provider: .apple, body: body, context: context)
+            return try await self.signIn(provider: .apple, body: body, request: request, context: context)
         }
         group.post("auth/google") { request, context in
             try await self.rateLimiter.check("signin", limit: self.limits.signInPerMinute, request: request, context: context)
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
-            return try await self.signIn(provider: .google, body: body, context: context)
+            return try await self.signIn(provider: .google, body: body, request: request, context: context)
         }
         group.post("auth/guest") { request, context in
             try await self.rateLimiter.check("signin", limit: self.limits.signInPerMinute, request: request, context: context)
@@ -118,10 +120,20 @@ struct AuthRoutes: Sendable {
         }
     }
 
-    private func signIn(provider: IdentityProvider, body: JSONObject, context: GatewayRequestContext) async throws -> Response {
+    /// A sign-in; with `Authorization: Bearer`, a guest's upgrade or merge (DESIGN.md section
+    /// 9.1), the bearer verified as on every authenticated route and never ignored.
+    private func signIn(
+        provider: IdentityProvider, body: JSONObject, request: Request, context: GatewayRequestContext
+    ) async throws -> Response {
         let credential = try Self.credential(provider: provider, body: body)
         let deviceName = try body.string("device_name")
-        return try await self.orchestration.signIn(credential: credential, deviceName: deviceName, context: context).response()
+        guard request.headers[.authorization] != nil else {
+            return try await self.orchestration.signIn(credential: credential, deviceName: deviceName, context: context).response()
+        }
+        let (guest, verdict) = try await self.authentication.authenticate(request, context: context)
+        let flow = GuestSignInFlow(orchestration: self.orchestration, backends: self.backends)
+        return try await flow.signIn(credential: credential, deviceName: deviceName, guest: guest.caller, verdict: verdict, context: context)
+            .response()
     }
 
     /// The provider credential identity expects, from a sign-in or link body, read by

@@ -15,6 +15,13 @@ extension IdentityBackend {
         router.register(Identity.createGuest) { (_: Empty, _) -> User in
             try await self.users.createGuest()
         }
+        router.register(Identity.signInGuest) { (params: LinkParams, _) -> GuestSignInResult in
+            try await self.announcing(params.userID) {
+                let result = try await self.signInFlow.signIn(params.credential, asGuest: params.userID)
+                if result.outcome == .merge { await self.userChanges.changed(result.user.id) }
+                return result
+            }
+        }
         router.register(Identity.link) { (params: LinkParams, _) in
             try await self.announcing(params.userID) { try await self.signInFlow.link(params.credential, to: params.userID) }
         }

@@ -71,8 +71,11 @@ struct IdentityStore: Sendable {
     }
 
     /// Attaches a new identity to the user with the same verified email (when `linkByEmail`),
-    /// or to a new user. `fallbackEmail` is the client's unverified email for tokens without one.
-    func signInNew(_ identity: VerifiedIdentity, linkByEmail: Bool, fallbackEmail: String?) async throws -> NewSignIn {
+    /// or to a new user, or to the guest `intoGuest` (which stops being one).
+    /// `fallbackEmail` is the client's unverified email for tokens without one.
+    func signInNew(
+        _ identity: VerifiedIdentity, linkByEmail: Bool, fallbackEmail: String?, intoGuest guest: UUID? = nil
+    ) async throws -> NewSignIn {
         try await self.postgres.withTransaction { connection in
             try await Self.lockIdentity(identity, on: connection)
             if try await Self.owner(of: identity, on: connection) != nil { return .alreadyExists }
@@ -97,8 +100,24 @@ struct IdentityStore: Sendable {
                     return .linkedToExisting(userID)
                 }
             }
-            let userID = UUID()
             let email = identity.email ?? fallbackEmail
+            if let guest {
+                let upgraded = try await connection.execute(
+                    """
+                    UPDATE identity.users
+                    SET is_guest = false, email = $2, email_verified = $3, display_name = COALESCE(display_name, $4::text),
+                        updated_at = now()
+                    WHERE id = $1 AND is_guest
+                    """,
+                    [
+                        .uuid(guest), PostgresValue(email), .bool(identity.email != nil && identity.emailVerified),
+                        PostgresValue(identity.name),
+                    ])
+                guard upgraded > 0 else { throw IdentityError.notAGuest }
+                try await Self.insert(identity, for: guest, on: connection)
+                return .createdUser(guest)
+            }
+            let userID = UUID()
             try await connection.execute(
                 "INSERT INTO identity.users (id, email, email_verified, display_name) VALUES ($1, $2, $3, $4)",
                 [
@@ -128,6 +147,9 @@ struct IdentityStore: Sendable {
             guard sameProvider.isEmpty else { throw IdentityError.providerAlreadyLinked(identity.provider) }
             try await Self.insert(identity, for: userID, on: connection)
             try await Self.fillProfile(userID, from: identity, on: connection)
+            // A guest that links its first identity stops being a guest (DESIGN.md section 9.1).
+            try await connection.execute(
+                "UPDATE identity.users SET is_guest = false, updated_at = now() WHERE id = $1 AND is_guest", [.uuid(userID)])
         }
     }
 

@@ -32,6 +32,39 @@ struct SignInFlow: Sendable {
         return Outcome(result: SignInResult(user: user, isNewUser: isNew), changedExistingUser: changed && !isNew)
     }
 
+    /// A sign-in that carried the access token of `guest` (DESIGN.md section 9.1). An identity
+    /// that already belongs to `guest` answers `upgraded` again (a repeat); otherwise `guest`
+    /// must be a guest. A known (or auto-linked) identity names the user to merge into; an
+    /// unknown one becomes the guest's, which stops being a guest.
+    func signIn(_ credential: ProviderCredential, asGuest guest: UUID) async throws -> GuestSignInResult {
+        let credential = try credential.validated()
+        let identity = try await self.verify(credential)
+        for _ in 0..<3 {
+            let known = try await self.identities.signInKnown(identity)
+            if let known, known.user.id == guest { return GuestSignInResult(user: known.user, outcome: .upgraded) }
+            guard let current = try await self.users.user(guest) else { throw IdentityError.userNotFound }
+            guard current.isGuest else { throw IdentityError.notAGuest }
+            if let known {
+                guard known.user.isActive else { throw IdentityError.userInactive }
+                return GuestSignInResult(user: known.user, outcome: .merge)
+            }
+            switch try await self.identities.signInNew(
+                identity, linkByEmail: self.autoLinkByEmail, fallbackEmail: credential.email, intoGuest: guest)
+            {
+            case .alreadyExists:
+                continue
+            case .linkedToExisting(let id):
+                guard let user = try await self.users.user(id) else { continue }
+                return GuestSignInResult(user: user, outcome: .merge)
+            case .createdUser(let id):
+                await self.keepAppleAuthorization(credential, identity)
+                guard let user = try await self.users.user(id) else { throw IdentityError.userNotFound }
+                return GuestSignInResult(user: user, outcome: .upgraded)
+            }
+        }
+        throw IdentityError.signInContended
+    }
+
     func link(_ credential: ProviderCredential, to userID: UUID) async throws -> User {
         let credential = try credential.validated()
         let identity = try await self.verify(credential)
