@@ -55,7 +55,8 @@ enum DeletionOracle {
         // The per-user not-before that kills every access token issued before the deletion;
         // deleted by tokens' cleanup once no such token can live (ACCESS_TOKEN_TTL).
         "tokens.user_revocations.user_id": Kept(
-            condition: "reason = 'deleted' AND not_before <= now() + interval '1 second'", required: true,
+            // `merged`: a guest whose state merged into another account (DESIGN.md section 9.1).
+            condition: "reason IN ('deleted', 'merged') AND not_before <= now() + interval '1 second'", required: true,
             why: "the not-before of every access token the user held"),
         // Revoked sessions and their refresh tokens stay until the cleanup deletes them, one
         // access-token lifetime after their revocation: Postgres is the source of the session
@@ -72,6 +73,10 @@ enum DeletionOracle {
         // repeat is not applied twice.
         "identity.apple_notifications.user_id": Kept(condition: "true", required: false, why: "Apple's notification ids, applied once"),
         "identity.apple_notifications.subject": Kept(condition: "true", required: false, why: "Apple's notification ids, applied once"),
+        // A merged guest's record (guest -> account, counts), so that a repeat of the sign-in
+        // answers the same merge; deleted after a day, or with the account it names.
+        "content.guest_merges.guest_user_id": Kept(
+            condition: "merged_at > now() - interval '1 day'", required: false, why: "a guest's merge, answered again on a repeat"),
     ]
 
     /// Redis keys that may name the deleted user, with whether one must be there.

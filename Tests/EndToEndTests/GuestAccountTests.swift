@@ -114,6 +114,58 @@ struct GuestAccountTests {
         }
     }
 
+    @Test func signInWithAKnownIdentityMergesTheGuestIntoThatAccountOnce() async throws {
+        try await Stack.with { stack in
+            let subject = "apple-\(UUID().uuidString)"
+            let owner = try await stack.signInApple(subject: subject)
+            #expect(try await stack.request("PUT", "/api/v1/favorites/both", body: ["nickname": "mine"], token: owner.accessToken).status == 200)
+            let feed = try await stack.request("GET", "/api/v1/state/changes", token: owner.accessToken)
+            let cursor = try #require(feed.json["next_cursor"] as? String)
+
+            let guest = try await Self.guest(stack)
+            for path in ["/api/v1/favorites/both", "/api/v1/favorites/guest", "/api/v1/read/guest", "/api/v1/unlikes/other"] {
+                #expect(try await stack.request("PUT", path, token: guest.accessToken).status == 200)
+            }
+            let traces = try await DeletionOracle.Traces.of(user: guest.userID)
+            let body: [String: Any] = ["identity_token": try await stack.appleToken(subject: subject)]
+            let merge = try await stack.request("POST", "/api/v1/auth/apple", body: body, token: guest.accessToken)
+            #expect(merge.status == 200)
+            #expect(try Session(merge.json).userID == owner.userID)
+            #expect(merge.json["upgraded_guest"] == nil)
+            let counts = try #require(merge.json["merged_guest"] as? [String: Int])
+            // "both" was the owner's first, with its nickname: it stays as it was.
+            #expect(counts == ["favorites": 1, "read": 1, "unlikes": 1])
+
+            // The guest is gone: its token is revoked, the owner's devices see what it merged.
+            let spent = try await stack.request("GET", "/api/v1/favorites", token: guest.accessToken)
+            #expect(spent.errorCode == "session_revoked")
+            let changes = try await stack.request("GET", "/api/v1/state/changes?since=\(cursor)", token: owner.accessToken)
+            let items = (changes.json["changes"] as? [[String: Any]] ?? []).compactMap { $0["item_id"] as? String }
+            #expect(Set(items) == ["guest", "other"])
+            let favorites = try await stack.request("GET", "/api/v1/favorites", token: owner.accessToken)
+            let both = (favorites.json["items"] as? [[String: Any]])?.first { $0["item_id"] as? String == "both" }
+            #expect(both?["nickname"] as? String == "mine")
+
+            // A repeat (the answer lost): the same counts, nothing merged twice.
+            let again = try await stack.request(
+                "POST", "/api/v1/auth/apple", body: ["identity_token": try await stack.appleToken(subject: subject)],
+                token: guest.accessToken)
+            #expect(again.status == 200)
+            #expect(try Session(again.json).userID == owner.userID)
+            #expect(again.json["merged_guest"] as? [String: Int] == counts)
+            let unchanged = try await stack.request("GET", "/api/v1/state/changes?since=\(cursor)", token: owner.accessToken)
+            #expect((unchanged.json["changes"] as? [Any])?.count == 2)
+            // Another identity cannot spend the guest's token again.
+            let other = try await stack.request(
+                "POST", "/api/v1/auth/apple", body: ["identity_token": try await stack.appleToken(subject: "apple-\(UUID().uuidString)")],
+                token: guest.accessToken)
+            #expect(other.errorCode == "session_revoked")
+            #expect(try await stack.metrics("gateway").contains(#"gateway_guest_accounts_total{event="merged"} 2"#))
+
+            try await DeletionOracle.expectNothingLeft(of: traces, redisURL: stack.redisURL)
+        }
+    }
+
     static func guest(_ stack: Stack) async throws -> Session {
         let reply = try await stack.request("POST", "/api/v1/auth/guest")
         guard reply.status == 200 else { throw StackError.unexpected("guest: \(reply.status)") }

@@ -98,7 +98,7 @@ import TokensAPI
             // A guest's sign-in: upgraded, or merged with its counts.
             for response in [
                 TokenResponse(pair: pair, user: user, isNewUser: false, upgradedGuest: true),
-                TokenResponse(pair: pair, user: user, isNewUser: false, mergedGuest: MergedGuestCounts(favorites: 3, read: 0, unlikes: 10_000)),
+                TokenResponse(pair: pair, user: user, isNewUser: false, mergedGuest: UserContentCounts(favorites: 3, read: 0, unlikes: 10_000)),
             ] {
                 #expect(String(buffer: response.rawJSON.bytes) == String(buffer: try JSONCoding.encode(response)))
             }

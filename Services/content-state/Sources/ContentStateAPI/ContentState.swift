@@ -22,6 +22,8 @@ public enum ContentState {
     public static let stateQuery = RPCMethod<StateQueryParams, StateQueryResult>("content.state.query")
     public static let stateChanges = RPCMethod<ChangesParams, ChangesPage>("content.state.changes")
     public static let userDelete = RPCMethod<UserParams, UserDeletionResult>("content.user.delete")
+    /// Merges a guest's state into another user (DESIGN.md section 9.1); a repeat answers the first.
+    public static let userMerge = RPCMethod<UserMergeParams, UserMergeResult>("content.user.merge")
     /// How many favorites, read marks and unlikes the user has (the admin console shows them).
     public static let userCounts = RPCMethod<UserParams, UserContentCounts>("content.user.counts")
 
@@ -30,6 +32,6 @@ public enum ContentState {
         favoritesPut.name, favoritesRemove.name, favoritesToggle.name, favoritesList.name,
         readMark.name, readUnmark.name, readList.name, readBatch.name,
         unlikesPut.name, unlikesRemove.name, unlikesList.name,
-        stateQuery.name, stateChanges.name, userDelete.name, userCounts.name,
+        stateQuery.name, stateChanges.name, userDelete.name, userMerge.name, userCounts.name,
     ]
 }

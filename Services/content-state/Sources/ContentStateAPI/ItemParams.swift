@@ -82,3 +82,36 @@ public struct UserContentCounts: Codable, Sendable, Hashable {
         self.unlikes = unlikes
     }
 }
+
+/// `content.user.merge` params: the guest (`user_id`) whose state merges into `into_user_id`.
+public struct UserMergeParams: Codable, Sendable, Hashable {
+    public var userID: UUID
+    public var intoUserID: UUID
+
+    public init(userID: UUID, intoUserID: UUID) {
+        self.userID = userID
+        self.intoUserID = intoUserID
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case intoUserID = "into_user_id"
+    }
+}
+
+/// `content.user.merge` result: the user the guest was merged into (on a repeat, the first
+/// merge's), and how many of its items the merge changed, per kind.
+public struct UserMergeResult: Codable, Sendable, Hashable {
+    public var intoUserID: UUID
+    public var changed: UserContentCounts
+
+    public init(intoUserID: UUID, changed: UserContentCounts) {
+        self.intoUserID = intoUserID
+        self.changed = changed
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case intoUserID = "into_user_id"
+        case changed
+    }
+}

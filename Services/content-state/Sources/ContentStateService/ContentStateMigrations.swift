@@ -18,5 +18,8 @@ enum ContentStateMigrations {
         Migration(
             version: 5, name: "user row estimate",
             sql: String(decoding: PackageResources._5_user_row_estimate_sql, as: UTF8.self)),
+        Migration(
+            version: 6, name: "merge_guest function",
+            sql: String(decoding: PackageResources._6_merge_guest_function_sql, as: UTF8.self)),
     ]
 }

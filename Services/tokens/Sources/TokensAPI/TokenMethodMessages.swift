@@ -90,6 +90,8 @@ public struct RevokeAllResult: Codable, Sendable {
 public enum UserRevocationReason: String, Codable, Sendable {
     case deactivated
     case deleted
+    /// A guest whose state merged into another account (DESIGN.md section 9.1).
+    case merged
 }
 
 /// `tokens.revokeUser` parameters: deactivation or deletion.

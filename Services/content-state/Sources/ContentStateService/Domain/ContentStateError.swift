@@ -12,6 +12,7 @@ enum ContentStateError: Error, Equatable, RPCErrorConvertible {
     case batchTooLarge(maximum: Int)
     case invalidCursor
     case favoritesLimitReached(maximum: Int)
+    case mergeIntoItself
 
     var rpcError: RPCError {
         switch self {
@@ -23,6 +24,7 @@ enum ContentStateError: Error, Equatable, RPCErrorConvertible {
         case .batchTooLarge(let maximum): .badRequest("item_ids may hold at most \(maximum) ids")
         case .invalidCursor: .badRequest("cursor is not valid for this list")
         case .favoritesLimitReached(let maximum): .conflict("You can have at most \(maximum) favorites")
+        case .mergeIntoItself: .badRequest("a user cannot be merged into itself")
         }
     }
 }

@@ -18,6 +18,10 @@ extension ContentStateMethods {
             UserDeletionResult(deleted: try await store.deleteAll(user: params.userID))
         }
 
+        router.register(ContentState.userMerge) { (params: UserMergeParams, _) -> UserMergeResult in
+            try await store.merge(guest: params.userID, into: params.intoUserID)
+        }
+
         router.register(ContentState.userCounts) { (params: UserParams, _) -> UserContentCounts in
             try await store.counts(user: params.userID)
         }

@@ -8,6 +8,8 @@ extension ContentStore {
     func deleteAll(user: UUID) async throws -> Int {
         try await postgres.withTransaction { connection in
             try await connection.execute("DELETE FROM content.user_versions WHERE user_id = $1", [.uuid(user)])
+            // The records of guests merged into the user (kept a day for a repeat) name it too.
+            try await connection.execute("DELETE FROM content.guest_merges WHERE target_user_id = $1", [.uuid(user)])
             return try await connection.execute("DELETE FROM content.item_states WHERE user_id = $1", [.uuid(user)])
         }
     }

@@ -1,3 +1,4 @@
+import ContentStateAPI
 import HTTPTypes
 import Hummingbird
 import IdentityAPI
@@ -13,7 +14,7 @@ struct TokenResponse: Encodable {
     /// A guest's sign-in that made the guest this user (DESIGN.md section 9.1).
     var upgradedGuest: Bool? = nil
     /// A guest's sign-in whose state merged into this user: how many of its items changed.
-    var mergedGuest: MergedGuestCounts? = nil
+    var mergedGuest: UserContentCounts? = nil
 
     private enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
@@ -85,14 +86,6 @@ struct TokenResponse: Encodable {
         response.headers[.pragma] = "no-cache"
         return response
     }
-}
-
-/// `merged_guest` of a token response: how many of the user's favorites, read marks and
-/// unlikes a guest's merge changed.
-struct MergedGuestCounts: Encodable, Equatable {
-    var favorites: Int
-    var read: Int
-    var unlikes: Int
 }
 
 extension HTTPField.Name {

@@ -1,3 +1,4 @@
+import ContentStateAPI
 import Foundation
 import IdentityAPI
 import ServiceProtocol
@@ -17,6 +18,8 @@ struct GuestSignInFlow: Sendable {
         switch verdict {
         case .live:
             break
+        case .revoked(reason: UserRevocationReason.merged.rawValue):
+            return try await self.repeatMerge(credential: credential, deviceName: deviceName, guest: guest.userID, context: context)
         case .revoked(reason: "deactivated"):
             throw APIError(.forbidden, .userInactive, "This account is deactivated")
         case .revoked:
@@ -40,8 +43,50 @@ struct GuestSignInFlow: Sendable {
             context.logger.info("Guest upgraded", metadata: ["guest.user.id": "\(guest.userID)"])
             return TokenResponse(pair: pair, user: result.user, isNewUser: false, upgradedGuest: true)
         case .merge:
-            throw APIError(.conflict, .identityAlreadyLinked, "This sign-in belongs to another account")
+            return try await self.merge(guest: guest.userID, into: result.user, deviceName: deviceName, context: context)
         }
+    }
+
+    /// Merges the guest into `target`, each step idempotent so that a repeat completes it: the
+    /// guest's sessions die first (`tokens.revokeUser`, reason `merged`: a repeat is known by
+    /// it), then content-state merges its state in one transaction and records the merge, then
+    /// identity deletes the guest, and the target gets a session.
+    private func merge(guest: UUID, into target: User, deviceName: String?, context: GatewayRequestContext) async throws -> TokenResponse {
+        try await self.orchestration.revoke(
+            Tokens.revokeUser, RevokeUserParams(userID: guest, reason: .merged), user: guest, context: context)
+        let merged = try await self.backends.contentState.call(
+            ContentState.userMerge, UserMergeParams(userID: guest, intoUserID: target.id),
+            options: Backends.options(context, idempotent: true))
+        guard merged.intoUserID == target.id else {
+            // This guest was merged into another account already: its token is spent.
+            throw APIError.sessionRevoked
+        }
+        _ = try await self.orchestration.changingUser(guest) {
+            try await self.backends.identity.call(
+                Identity.deleteUser, UserIDParams(userID: guest), options: Backends.options(context, idempotent: true))
+        }
+        // What the guest may have written between its revocation and the merge.
+        _ = try await self.backends.contentState.call(
+            ContentState.userDelete, UserParams(userID: guest), options: Backends.options(context, idempotent: true))
+        let pair = try await self.issue(target, deviceName: deviceName, context: context)
+        GuestMetrics.merged.increment()
+        context.logger.info(
+            "Guest merged", metadata: ["guest.user.id": "\(guest)", "user.id": "\(target.id)"])
+        return TokenResponse(pair: pair, user: target, isNewUser: false, mergedGuest: merged.changed)
+    }
+
+    /// The same sign-in again with the guest's token, now revoked for its merge (the first
+    /// answer was lost, or a step after the revocation failed): the credential signs into its
+    /// user as any sign-in, and the merge completes or answers what it recorded. Never a second
+    /// merge: content-state answers a recorded one as it was.
+    private func repeatMerge(
+        credential: ProviderCredential, deviceName: String?, guest: UUID, context: GatewayRequestContext
+    ) async throws -> TokenResponse {
+        let signIn = try await self.backends.identity.call(
+            Identity.signIn, credential, options: Backends.options(context, idempotent: true))
+        self.orchestration.userChanged(signIn.user.id)
+        guard signIn.user.isActive else { throw APIError(.forbidden, .userInactive, "This account is deactivated") }
+        return try await self.merge(guest: guest, into: signIn.user, deviceName: deviceName, context: context)
     }
 
     /// Opens a session for `user` (not idempotent: sent once).
