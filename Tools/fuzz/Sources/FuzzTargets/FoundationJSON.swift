@@ -1,45 +1,59 @@
 import Foundation
 
-/// Foundation's `JSONSerialization` as the reference reading of a document the product reads
-/// with `JSONDecoder`. `JSONDecoder` checks only the values it decodes: in a value it skips (an
-/// unknown member, the second of two with one name) it lets raw control characters, invalid
-/// UTF-8 and invalid escapes pass, which `JSONSerialization` refuses (as RFC 8259 does). `object`
-/// escapes control characters and replaces invalid UTF-8 before it reads, so it reads most such
-/// documents; a target compares what the product read with it where it reads the document, and
-/// skips the comparison where it does not. `strictObject` reads the document as it is.
+/// Foundation's reading of a document the product reads with `JSONDecoder`, as plain values
+/// (`String`, `NSNumber`, `Bool`, `NSNull`, arrays, `[String: Any]`): `JSONDecoder` itself, into
+/// a value of no particular shape, so it reads duplicate members and the text of strings as the
+/// product's `Decodable` types do (`JSONSerialization` keeps the last of two members with one name
+/// where `JSONDecoder` keeps the first, and refuses raw control characters `JSONDecoder` lets pass
+/// in a value it skips). A target compares what the product read with it where it reads the
+/// document. `strictObject` is `JSONSerialization`'s reading, for strictly valid JSON.
 enum FoundationJSON {
     static func object(_ data: some Sequence<UInt8>) -> [String: Any]? {
-        let text = String(decoding: Array(data), as: UTF8.self)
-        return try? JSONSerialization.jsonObject(with: Self.escapingControlCharacters(text.utf8)) as? [String: Any]
+        (try? JSONDecoder().decode(Value.self, from: Data(data)))?.plain as? [String: Any]
     }
 
     static func strictObject(_ data: some Sequence<UInt8>) -> [String: Any]? {
         try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any]
     }
 
-    static func escapingControlCharacters(_ data: some Sequence<UInt8>) -> Data {
-        var escaped = Data()
-        var inString = false
-        var afterBackslash = false
-        for byte in data {
-            if inString {
-                if afterBackslash {
-                    afterBackslash = false
-                } else if byte == UInt8(ascii: "\\") {
-                    afterBackslash = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                } else if byte < 0x20 {
-                    escaped.append(contentsOf: Array("\\u00".utf8) + [Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 15)]])
-                    continue
-                }
-            } else if byte == UInt8(ascii: "\"") {
-                inString = true
+    /// Any JSON value.
+    enum Value: Decodable {
+        case null, bool(Bool), integer(Int64), number(Double), string(String), array([Value]), object([String: Value])
+
+        init(from decoder: any Decoder) throws {
+            if let object = try? decoder.container(keyedBy: Key.self) {
+                self = .object(try Dictionary(object.allKeys.map { ($0.stringValue, try object.decode(Value.self, forKey: $0)) }, uniquingKeysWith: { first, _ in first }))
+                return
             }
-            escaped.append(byte)
+            if var array = try? decoder.unkeyedContainer() {
+                var elements: [Value] = []
+                while !array.isAtEnd { elements.append(try array.decode(Value.self)) }
+                self = .array(elements)
+                return
+            }
+            let value = try decoder.singleValueContainer()
+            if value.decodeNil() { self = .null } else if let bool = try? value.decode(Bool.self) { self = .bool(bool) } else if let integer = try? value.decode(Int64.self) {
+                self = .integer(integer)
+            } else if let number = try? value.decode(Double.self) { self = .number(number) } else { self = .string(try value.decode(String.self)) }
         }
-        return escaped
+
+        var plain: Any {
+            switch self {
+            case .null: NSNull()
+            case .bool(let bool): bool
+            case .integer(let integer): NSNumber(value: integer)
+            case .number(let number): NSNumber(value: number)
+            case .string(let string): string
+            case .array(let elements): elements.map(\.plain)
+            case .object(let members): members.mapValues(\.plain)
+            }
+        }
     }
 
-    private static let hex = Array("0123456789abcdef".utf8)
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
 }

@@ -26,7 +26,9 @@ enum JWKSFuzzing {
             FuzzCheck.require(maxAge >= 0 && maxAge.rounded() == maxAge, "max-age \(maxAge) from \(header.debugDescription)")
         }
         let directives = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        let forbidsCaching = directives.contains { $0 == "no-cache" || $0 == "no-store" || $0.hasPrefix("no-cache=") || $0.hasPrefix("no-store=") }
+        // A directive's name precedes its `=` (a leading `=` is dropped: `=no-cache` is `no-cache`).
+        let names = directives.map { $0.split(separator: "=", maxSplits: 1).first.map(String.init) ?? "" }
+        let forbidsCaching = names.contains { $0 == "no-cache" || $0 == "no-store" }
         if forbidsCaching {
             FuzzCheck.require(maxAge == 0, "\(header.debugDescription) keeps keys for \(String(describing: maxAge))")
             return
