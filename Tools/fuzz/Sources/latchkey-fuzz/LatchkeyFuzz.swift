@@ -12,6 +12,17 @@ private let target: FuzzTarget = {
     return target
 }()
 
+/// Before fuzzing starts: with LATCHKEY_FUZZ_LIST set, prints every target's name, one a line,
+/// and exits, so that `scripts/fuzz` runs the targets this binary has (`FuzzTarget.allCases`).
+@_cdecl("LLVMFuzzerInitialize")
+public func latchkeyFuzzInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+    if ProcessInfo.processInfo.environment["LATCHKEY_FUZZ_LIST"] != nil {
+        print(FuzzTarget.allCases.map(\.rawValue).joined(separator: "\n"))
+        exit(0)
+    }
+    return 0
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func latchkeyFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     target.run(UnsafeRawBufferPointer(start: data, count: size))
