@@ -65,6 +65,20 @@ public struct AccountAdministration: Sendable {
         return user
     }
 
+    /// Deletes a guest everywhere as `delete` does, but only while it is a guest: identity
+    /// refuses (false) a user who signed in meanwhile and is no guest any more. A guest that
+    /// identity no longer has (a deletion that failed half way) is completed.
+    public func deleteGuest(_ userID: UUID, requestID: String? = nil) async throws -> Bool {
+        let options = Self.options(requestID)
+        do {
+            let result = try await self.identity.call(Identity.deleteGuest, UserIDParams(userID: userID), options: options)
+            guard result.deleted else { return false }
+        } catch let error as RPCError where error.code == .notFound {}
+        _ = try await self.tokens.call(Tokens.revokeUser, RevokeUserParams(userID: userID, reason: .deleted), options: options)
+        _ = try await self.contentState.call(ContentState.userDelete, UserParams(userID: userID), options: options)
+        return true
+    }
+
     /// Deletes the user everywhere: the user and its identities (no more sign-ins or refreshes;
     /// identity revokes Apple's authorization), then every session and access token
     /// (`tokens.revokeUser`, reason `deleted`), then every item of content state.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Guest accounts through the real stack (DESIGN.md section 9.1): a guest made without a
@@ -163,6 +164,32 @@ struct GuestAccountTests {
             #expect(try await stack.metrics("gateway").contains(#"gateway_guest_accounts_total{event="merged"} 2"#))
 
             try await DeletionOracle.expectNothingLeft(of: traces, redisURL: stack.redisURL)
+        }
+    }
+
+    @Test func guestsUnusedForTheirTimeToLiveAreDeleted() async throws {
+        // Sweeps every second; a guest is unused after 6 s without a refresh.
+        try await Stack.with(gatewayEnvironment: ["GUEST_TTL": "6"]) { stack in
+            let idle = try await Self.guest(stack)
+            #expect(try await stack.request("PUT", "/api/v1/favorites/idle", token: idle.accessToken).status == 200)
+            let active = try await Self.guest(stack)
+            let upgraded = try await Self.guest(stack)
+            let body: [String: Any] = ["identity_token": try await stack.appleToken(subject: "apple-\(UUID().uuidString)")]
+            #expect(try await stack.request("POST", "/api/v1/auth/apple", body: body, token: upgraded.accessToken).status == 200)
+            let traces = try await DeletionOracle.Traces.of(user: idle.userID)
+            try await Task.sleep(for: .seconds(3))
+            let refreshed = try await stack.request("POST", "/api/v1/auth/refresh", body: ["refresh_token": active.refreshToken])
+            #expect(refreshed.status == 200)
+            let activeNow = try Session(refreshed.json)
+
+            try await waitUntil("the idle guest is deleted", timeout: .seconds(30), interval: .milliseconds(200)) {
+                try await stack.request("GET", "/api/v1/auth/me", token: idle.accessToken).errorCode == "session_revoked"
+            }
+            // The guest refreshed 3 s in is kept for 6 s more; the upgraded one is no guest.
+            #expect(try await stack.request("GET", "/api/v1/auth/me", token: activeNow.accessToken).status == 200)
+            #expect(try await stack.request("GET", "/api/v1/auth/me", token: upgraded.accessToken).status == 200)
+            try await DeletionOracle.expectNothingLeft(of: traces, redisURL: stack.redisURL)
+            #expect(try await stack.metrics("gateway").contains(#"gateway_guest_accounts_total{event="expired"}"#))
         }
     }
 

@@ -38,7 +38,11 @@ public enum GatewayApp {
         // HTTP server so that probes answer while it drains.
         let ops = BackendBootstrap.opsServer(
             common: configuration.common, checks: ReadinessChecks.all(redis: redis, backends: backends), logger: logger)
-        return [ShutdownAction { await redis.shutdown() }] + feeds + backends.all + [ops, app]
+        let reaper: [any Service] =
+            configuration.guestTTL > 0
+            ? [GuestReaper(administration: backends.administration, redis: redis, timeToLive: configuration.guestTTL, logger: logger)]
+            : []
+        return [ShutdownAction { await redis.shutdown() }] + feeds + backends.all + reaper + [ops, app]
     }
 
     static func router(

@@ -32,6 +32,8 @@ public struct GatewayConfiguration: Sendable {
     public var admin: AdminConfiguration
     /// Seconds an access token may be past `exp` or before `iat` because of clock skew.
     public var clockLeeway: Int
+    /// Seconds a guest may go unused before it is deleted (`GUEST_TTL`, 30 days; 0: never).
+    public var guestTTL: Int
 
     public struct RateLimits: Sendable {
         public var signInPerMinute: Int
@@ -77,6 +79,7 @@ public struct GatewayConfiguration: Sendable {
                 "TRUST_X_FORWARDED_FOR", "is no longer read; list the proxies in front of the gateway in TRUSTED_PROXIES")
         }
         self.admin = try AdminConfiguration(env, environment: common.environment)
+        self.guestTTL = try env.int("GUEST_TTL", default: 2_592_000, range: 0...(10 * 365 * 86_400))
         // Revocation keys outlive a token by at most this (RevocationKeys.skewMargin).
         self.clockLeeway = try env.int("TOKEN_CLOCK_LEEWAY", default: 30, range: 0...RevocationKeys.maximumVerifierLeeway)
     }

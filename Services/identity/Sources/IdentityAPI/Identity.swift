@@ -18,6 +18,9 @@ public enum Identity {
     /// Grants or takes back the admin role (`is_admin`, the `adm` claim of access tokens issued later).
     public static let setAdmin = RPCMethod<SetAdminParams, User>("identity.setAdmin")
     public static let deleteUser = RPCMethod<UserIDParams, DeleteUserResult>("identity.deleteUser")
+    /// Deletes the user only while it is a guest (`deleted` false for a user who is not one,
+    /// `not_found` for none): the guest reaper's, which must never delete an upgraded account.
+    public static let deleteGuest = RPCMethod<UserIDParams, DeleteUserResult>("identity.deleteGuest")
     /// Verifies and applies a Sign in with Apple server-to-server notification, once per `jti`.
     public static let appleNotification = RPCMethod<AppleNotificationParams, AppleNotificationResult>("identity.appleNotification")
     /// Confirms that the caller did an applied notification's follow-up.
@@ -26,7 +29,7 @@ public enum Identity {
 
     /// Every method's name, for a check against the registered router and the docs.
     public static let methodNames: [String] = [
-        signIn.name, createGuest.name, signInGuest.name, link.name, unlink.name, getUser.name, listUsers.name, setActive.name, setAdmin.name, deleteUser.name,
+        signIn.name, createGuest.name, signInGuest.name, link.name, unlink.name, getUser.name, listUsers.name, setActive.name, setAdmin.name, deleteUser.name, deleteGuest.name,
         appleNotification.name, completeAppleNotification.name,
     ]
 }

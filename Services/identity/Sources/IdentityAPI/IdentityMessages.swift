@@ -103,16 +103,26 @@ public struct SetAdminParams: Sendable, Codable, Equatable {
     }
 }
 
-/// `identity.listUsers` params: `limit` 1–200 (default 50).
+/// `identity.listUsers` params: `limit` 1–200 (default 50); `guest` only guests (true) or
+/// only the others (false); `min_age_seconds` only users created at least that long ago.
 public struct ListUsersParams: Sendable, Codable, Equatable {
     public var query: String?
     public var limit: Int?
     public var cursor: String?
+    public var guest: Bool?
+    public var minAgeSeconds: Int?
 
-    public init(query: String? = nil, limit: Int? = nil, cursor: String? = nil) {
+    enum CodingKeys: String, CodingKey {
+        case query, limit, cursor, guest
+        case minAgeSeconds = "min_age_seconds"
+    }
+
+    public init(query: String? = nil, limit: Int? = nil, cursor: String? = nil, guest: Bool? = nil, minAgeSeconds: Int? = nil) {
         self.query = query
         self.limit = limit
         self.cursor = cursor
+        self.guest = guest
+        self.minAgeSeconds = minAgeSeconds
     }
 }
 

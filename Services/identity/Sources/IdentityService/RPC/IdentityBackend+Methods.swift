@@ -52,8 +52,10 @@ extension IdentityBackend {
             guard query.map(StorableText.isStorable) ?? true else {
                 throw IdentityError.badRequest("query must not contain NUL characters")
             }
+            guard (params.minAgeSeconds ?? 0) >= 0 else { throw IdentityError.badRequest("min_age_seconds must not be negative") }
             let page = try await self.users.list(
-                query: query?.isEmpty == false ? query : nil, limit: limit, after: cursor)
+                query: query?.isEmpty == false ? query : nil, limit: limit, after: cursor, guest: params.guest,
+                minAgeSeconds: params.minAgeSeconds)
             return ListUsersResult(users: page.users, nextCursor: page.next?.text)
         }
         router.register(Identity.setActive) { (params: SetActiveParams, _) -> User in
@@ -74,6 +76,11 @@ extension IdentityBackend {
         router.register(Identity.completeAppleNotification) { (params: CompleteAppleNotificationParams, _) -> Empty in
             try await self.appleNotifications.store.complete(params.jti)
             return Empty()
+        }
+        router.register(Identity.deleteGuest) { (params: UserIDParams, _) -> DeleteUserResult in
+            let deleted = try await self.announcing(params.userID) { try await self.users.delete(params.userID, onlyGuest: true) }
+            self.revocationsQueued()
+            return DeleteUserResult(deleted: deleted)
         }
         router.register(Identity.deleteUser) { (params: UserIDParams, _) -> DeleteUserResult in
             let deleted = try await self.announcing(params.userID) { try await self.users.delete(params.userID) }

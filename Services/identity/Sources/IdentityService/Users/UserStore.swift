@@ -66,8 +66,13 @@ struct UserStore: Sendable {
 
     /// Deletes the user and its identities; their Apple refresh tokens move to the revocation
     /// outbox in the same transaction. False when there was no such user.
-    func delete(_ id: UUID) async throws -> Bool {
+    func delete(_ id: UUID, onlyGuest: Bool = false) async throws -> Bool {
         try await self.postgres.withTransaction { connection in
+            if onlyGuest {
+                let rows = try await connection.query("SELECT is_guest FROM identity.users WHERE id = $1 FOR UPDATE", [.uuid(id)])
+                guard let row = rows.first else { throw IdentityError.userNotFound }
+                guard try row.decode("is_guest", as: Bool.self) else { return false }
+            }
             try await connection.execute(
                 """
                 INSERT INTO identity.apple_revocations (client_id, refresh_token)
@@ -80,7 +85,9 @@ struct UserStore: Sendable {
 
     /// One page of users, newest first, optionally filtered by a text that matches the email
     /// or display name (substring, case-insensitive) or the id.
-    func list(query: String?, limit: Int, after cursor: UserCursor?) async throws -> (users: [User], next: UserCursor?) {
+    func list(
+        query: String?, limit: Int, after cursor: UserCursor?, guest: Bool? = nil, minAgeSeconds: Int? = nil
+    ) async throws -> (users: [User], next: UserCursor?) {
         let pattern = query.map { "%" + Self.escapeLike($0) + "%" }
         let rows = try await self.postgres.query(
             """
@@ -89,12 +96,14 @@ struct UserStore: Sendable {
             WHERE ($1::text IS NULL OR u.email ILIKE $1 OR u.display_name ILIKE $1 OR u.id::text = lower($2::text))
               AND ($3::bigint IS NULL
                    OR (u.created_at, u.id) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::uuid))
+              AND ($6::boolean IS NULL OR u.is_guest = $6::boolean)
+              AND ($7::bigint IS NULL OR u.created_at <= now() - $7::bigint * interval '1 second')
             ORDER BY u.created_at DESC, u.id DESC
             LIMIT $5
             """,
             [
                 PostgresValue(pattern), PostgresValue(query), PostgresValue(cursor?.createdMicros),
-                PostgresValue(cursor?.id), .int(limit + 1),
+                PostgresValue(cursor?.id), .int(limit + 1), PostgresValue(guest), PostgresValue(minAgeSeconds),
             ])
         let users = try rows.prefix(limit).map(UserRow.user)
         guard rows.count > limit, let last = rows.prefix(limit).last else { return (users, nil) }

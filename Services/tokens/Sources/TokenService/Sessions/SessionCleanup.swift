@@ -22,16 +22,8 @@ struct SessionCleanup: Service {
     var maximumBatches = 20
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: self.interval)
-                guard !Task.isCancelled else { break }
-                do {
-                    try await self.runOnce()
-                } catch {
-                    self.logger.warning("Session cleanup failed", metadata: ["error": "\(error)"])
-                }
-            }
+        await everyInterval(self.interval, logger: self.logger, failure: "Session cleanup failed") {
+            try await self.runOnce()
         }
     }
 
