@@ -193,6 +193,28 @@ struct GuestAccountTests {
         }
     }
 
+    @Test func theAdminListShowsAndFiltersGuests() async throws {
+        try await Stack.with { stack in
+            let login = try await stack.request("POST", "/admin/login", body: ["password": Stack.adminPassword])
+            let admin = ["Cookie": String(try #require(login.header("Set-Cookie")).split(separator: ";")[0])]
+            let guest = try await Self.guest(stack)
+            let user = try await stack.signInApple()
+
+            let guests = try await stack.request("GET", "/admin/api/users?guest=true&limit=200", headers: admin)
+            #expect(guests.status == 200)
+            let listed = try #require(guests.json["users"] as? [[String: Any]])
+            #expect(listed.allSatisfy { $0["is_guest"] as? Bool == true })
+            #expect(listed.contains { $0["id"] as? String == guest.userID })
+            let others = try await stack.request("GET", "/admin/api/users?guest=false&limit=200", headers: admin)
+            let people = try #require(others.json["users"] as? [[String: Any]])
+            #expect(people.allSatisfy { $0["is_guest"] as? Bool == false })
+            #expect(people.contains { $0["id"] as? String == user.userID })
+            #expect(!people.contains { $0["id"] as? String == guest.userID })
+            let bad = try await stack.request("GET", "/admin/api/users?guest=maybe", headers: admin)
+            #expect(bad.status == 400)
+        }
+    }
+
     static func guest(_ stack: Stack) async throws -> Session {
         let reply = try await stack.request("POST", "/api/v1/auth/guest")
         guard reply.status == 200 else { throw StackError.unexpected("guest: \(reply.status)") }

@@ -61,7 +61,7 @@ struct AdminRoutes: Sendable {
         api.get("users") { request, context in
             let params = ListUsersParams(
                 query: request.uri.queryParameters["query"].map(String.init), limit: try ContentRoutes.limit(request),
-                cursor: request.uri.queryParameters["cursor"].map(String.init))
+                cursor: request.uri.queryParameters["cursor"].map(String.init), guest: try Self.guestFilter(request))
             // Users as identity describes them, `is_active` included.
             return try jsonResponse(try await self.administration.listUsers(params, requestID: context.requestID))
         }
@@ -141,6 +141,16 @@ struct AdminRoutes: Sendable {
     static func userID(_ context: GatewayRequestContext) throws -> UUID {
         guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound }
         return id
+    }
+
+    /// `guest=true|false` of the user list: only guests, or only the others; absent: everyone.
+    static func guestFilter(_ request: Request) throws -> Bool? {
+        switch request.uri.queryParameters["guest"].map(String.init) {
+        case nil: nil
+        case "true": true
+        case "false": false
+        default: throw APIError.badRequest("guest must be true or false")
+        }
     }
 }
 

@@ -7,7 +7,7 @@
   const pageSize = 20;
   const $ = (id) => document.getElementById(id);
   const views = ["login-view", "users-view", "user-view"];
-  const state = { query: "", cursors: [null], page: 0, nextCursor: null, user: null };
+  const state = { query: "", guest: "", cursors: [null], page: 0, nextCursor: null, user: null };
 
   /// An answer of the admin API that is not a success, with the catalogue code and message.
   class APIError extends Error {
@@ -119,6 +119,7 @@
   async function loadUsers() {
     const params = new URLSearchParams({ limit: String(pageSize) });
     if (state.query) params.set("query", state.query);
+    if (state.guest) params.set("guest", state.guest);
     const cursor = state.cursors[state.page];
     if (cursor) params.set("cursor", cursor);
     const page = await api("GET", "/admin/api/users?" + params.toString());
@@ -136,6 +137,12 @@
       open.type = "button";
       open.className = "link";
       open.textContent = user.email || "(no email) " + user.id;
+      if (user.is_guest) {
+        const label = document.createElement("span");
+        label.className = "label";
+        label.textContent = "guest";
+        first.append(label, " ");
+      }
       open.dataset.userId = user.id;
       open.setAttribute("aria-label", "Open user " + (user.email || user.id));
       open.addEventListener("click", () => run(() => openUser(user.id)));
@@ -254,6 +261,7 @@
       event.preventDefault();
       run(async () => {
         state.query = $("query").value.trim();
+        state.guest = $("guest-filter").value;
         state.cursors = [null];
         state.page = 0;
         await loadUsers();
