@@ -35,6 +35,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", exact: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
@@ -70,7 +71,7 @@ let package = Package(
             name: "ServiceProtocol",
             dependencies: [
                 "CompactJSON", "TextCoding", crypto, nio, nioPosix, nioFoundation, logging, lifecycle, metrics,
-                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Shared/Protocol"),
         // How opaque values are spelled as text: base64url, random UUIDs.
@@ -214,7 +215,7 @@ let package = Package(
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
-                "ServiceKit", "ServiceProtocol", "Postgres", "Redis", "CGlibcExtras", hummingbird, logging,
+                "ServiceKit", "ServiceProtocol", "Postgres", "Redis", "CGlibcExtras", "TestSupport", hummingbird, logging,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),
         .testTarget(name: "TextCodingTests", dependencies: ["TextCoding"]),

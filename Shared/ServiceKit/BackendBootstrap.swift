@@ -54,6 +54,7 @@ public enum BackendBootstrap {
         configuration.helloTimeout = common.rpcHelloTimeout
         configuration.maximumConnections = common.rpcMaxConnections
         configuration.callers = common.rpcCallers
+        configuration.tls = common.rpcTLS
         if let callers = common.rpcCallers {
             logger.info("RPC callers named", metadata: ["rpc.callers": "\(callers.callers.keys.sorted().joined(separator: ","))"])
         } else if common.environment == .production {

@@ -32,6 +32,9 @@ public struct CommonConfiguration: Sendable {
     /// file `RPC_CALLERS` names (DESIGN.md §9.5); nil: `SERVICE_TOKEN` admits every caller to
     /// every method.
     public var rpcCallers: RPCCallers?
+    /// Mutual TLS of the internal RPC, this service's server and its clients alike
+    /// (`RPC_TLS_CERT_FILE`, `RPC_TLS_KEY_FILE`, `RPC_TLS_CA_FILE`: all three or none).
+    public var rpcTLS: RPCTLS?
 
     /// `localhost`, `::1` or an address in 127.0.0.0/8.
     static func isLoopback(_ host: String) -> Bool {
@@ -76,6 +79,23 @@ public struct CommonConfiguration: Sendable {
         self.rpcHelloTimeout = try env.seconds("RPC_HELLO_TIMEOUT", default: 5, range: 1...300)
         self.rpcMaxConnections = try env.int("RPC_MAX_CONNECTIONS", default: 1024, range: 1...1_000_000)
         self.rpcCallers = try Self.callers(env)
+        self.rpcTLS = try Self.tls(env)
+    }
+
+    /// The RPC's TLS when its three files are named; a missing or unusable one is named.
+    static func tls(_ env: EnvironmentReader) throws -> RPCTLS? {
+        let names = ["RPC_TLS_CERT_FILE", "RPC_TLS_KEY_FILE", "RPC_TLS_CA_FILE"]
+        let files = names.map { env.optional($0) }
+        guard files.contains(where: { $0 != nil }) else { return nil }
+        for (name, file) in zip(names, files) where file == nil {
+            throw ConfigurationError.missing(name)
+        }
+        do {
+            return try RPCTLS(certificateFile: files[0]!, keyFile: files[1]!, caFile: files[2]!)
+        } catch {
+            let name = zip(names, files).first { $0.1 == error.file }?.0 ?? "RPC_TLS_CERT_FILE"
+            throw ConfigurationError.invalid(name, "a readable PEM file (\(error))")
+        }
     }
 
     /// The caller list in the file `RPC_CALLERS` names, when it names one.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -8,11 +9,6 @@ import Foundation
 /// that restart the server (the shared one must keep running for the other tests).
 /// As root it runs as the `postgres` user, since Postgres refuses to run as root.
 final class PrivatePostgresServer: Sendable {
-    /// A command of the server's life failed; carries its output.
-    struct CommandFailed: Error, CustomStringConvertible {
-        let description: String
-    }
-
     let directory: String
     let port: Int
     private let binDirectory: String
@@ -59,9 +55,12 @@ final class PrivatePostgresServer: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var server = PrivatePostgresServer(directory: directory, port: try freeLoopbackPort(), binDirectory: binDirectory, tls: tls)
         do {
-            if tls { try await Self.makeCertificates(in: directory) }
+            if tls {
+                // ca.crt, server.crt and server.key (0600) for localhost and 127.0.0.1, other-ca.crt.
+                try await TestCertificates.make(in: directory, names: ["server"])
+            }
             if getuid() == 0 {
-                try await run("/bin/chown", ["-R", "postgres:postgres", directory])
+                try await runCommand("/bin/chown", ["-R", "postgres:postgres", directory])
             }
             try await server.asPostgres(
                 "initdb", ["-D", server.dataDirectory, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale"])
@@ -88,30 +87,6 @@ final class PrivatePostgresServer: Sendable {
         }
     }
 
-    /// A throwaway authority (`ca.crt`), the server's key and certificate it signed for
-    /// `localhost` and 127.0.0.1 (`server.key`, 0600, `server.crt`), and a second authority that
-    /// signed nothing (`other-ca.crt`), with the system's `openssl`.
-    private static func makeCertificates(in directory: String) async throws {
-        let openssl = "/usr/bin/openssl"
-        for name in ["ca", "other-ca"] {
-            try await run(openssl, [
-                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=latchkey-test-\(name)",
-                "-keyout", "\(directory)/\(name).key", "-out", "\(directory)/\(name).crt",
-            ])
-        }
-        try await run(openssl, [
-            "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
-            "-keyout", "\(directory)/server.key", "-out", "\(directory)/server.csr",
-        ])
-        try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(toFile: "\(directory)/server.ext", atomically: true, encoding: .utf8)
-        try await run(openssl, [
-            "x509", "-req", "-in", "\(directory)/server.csr", "-CA", "\(directory)/ca.crt", "-CAkey", "\(directory)/ca.key",
-            "-CAcreateserial", "-days", "2", "-extfile", "\(directory)/server.ext", "-out", "\(directory)/server.crt",
-        ])
-        // Postgres refuses a key others may read.
-        try await run("/bin/chmod", ["600", "\(directory)/server.key"])
-    }
-
     /// `pg_ctl restart -m fast`: every open connection is terminated.
     func restart() async throws {
         try await pgCtl(["restart", "-m", "fast", "-w", "-t", "60", "-o", options])
@@ -130,51 +105,10 @@ final class PrivatePostgresServer: Sendable {
     private func asPostgres(_ tool: String, _ arguments: [String]) async throws {
         let path = binDirectory + "/" + tool
         if getuid() == 0 {
-            try await Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", path] + arguments)
+            try await runCommand("/usr/sbin/runuser", ["-u", "postgres", "--", path] + arguments)
         } else {
-            try await Self.run(path, arguments)
+            try await runCommand(path, arguments)
         }
-    }
-
-    /// Runs a command to completion on a Dispatch thread (it blocks), throwing on failure.
-    /// Uses `posix_spawn` + `waitpid` (Foundation's `Process` may never notice the exit off
-    /// the main thread) and sends output to a file, not a pipe: a server started by the
-    /// command inherits it and would hold a pipe open forever.
-    private static func run(_ executable: String, _ arguments: [String]) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-            DispatchQueue.global().async {
-                let outputPath = NSTemporaryDirectory() + "pg-private-command-" + UUID().uuidString
-                defer { unlink(outputPath) }
-                let status = spawnAndWait(executable, arguments, outputPath: outputPath)
-                if status == 0 {
-                    continuation.resume()
-                } else {
-                    let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-                    continuation.resume(throwing: CommandFailed(
-                        description: "\(executable) \(arguments.joined(separator: " ")) exited \(status): \(text)"))
-                }
-            }
-        }
-    }
-
-    /// The exit status of the command, or -1 if it could not be started.
-    private static func spawnAndWait(_ executable: String, _ arguments: [String], outputPath: String) -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { return -1 }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { return -1 }
-        }
-        // WIFEXITED / WEXITSTATUS
-        return status & 0x7f == 0 ? (status >> 8) & 0xff : -1
     }
 
     /// A TCP port on 127.0.0.1 nobody listens on right now.

@@ -25,6 +25,8 @@ public final class RPCClient: Service, Sendable {
         public var callerName: String
         /// The shared `SERVICE_TOKEN`.
         public var serviceToken: String
+        /// Mutual TLS (`RPC_TLS_*`); nil: plain TCP.
+        public var tls: RPCTLS?
         /// Connections to each address; by default one per event loop of the client's group (at
         /// least 2, at most 16, so that a server's `RPC_MAX_CONNECTIONS` still admits many
         /// callers), so that a call finds one on the loop it runs on (see `eventLoop(for:)`).

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// One authenticated TCP connection to one server address, carrying many calls at once.
@@ -24,10 +25,15 @@ final class RPCClientConnection: Sendable {
         eventLoop: any EventLoop
     ) async throws -> RPCClientConnection {
         let maximumFrameSize = configuration.maximumFrameSize
+        let tls = configuration.tls
         let channel = try await ClientBootstrap(group: eventLoop)
             .connectTimeout(.nanoseconds(Int64(configuration.connectTimeout.milliseconds * 1_000_000)))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(
+                            NIOSSLClientHandler(context: tls.client, serverHostname: RPCTLS.serverName(of: address)))
+                    }
                     try channel.pipeline.syncOperations.addRPCFraming(maximumFrameSize: maximumFrameSize)
                     try channel.pipeline.syncOperations.addHandler(RPCClientHandler())
                 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import ServiceLifecycle
 import Synchronization
 
@@ -26,6 +27,8 @@ public final class RPCServer: Service, Sendable {
         /// The callers admitted and what each may call (`RPC_CALLERS`); nil: the service token
         /// admits every caller to every method.
         public var callers: RPCCallers?
+        /// Mutual TLS (`RPC_TLS_*`); nil: plain TCP.
+        public var tls: RPCTLS?
         /// The largest frame accepted (1 MiB).
         public var maximumFrameSize: Int = 1 << 20
         /// Requests running at once on one connection; more wait for a free slot.
@@ -79,6 +82,9 @@ public final class RPCServer: Service, Sendable {
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .bind(host: configuration.host, port: configuration.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls = configuration.tls {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls.server))
+                    }
                     try channel.pipeline.syncOperations.addRPCFraming(maximumFrameSize: configuration.maximumFrameSize)
                     try channel.pipeline.syncOperations.addHandler(RPCServerConnectionHandler(core: core))
                     return channel

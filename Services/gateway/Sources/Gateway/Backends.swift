@@ -13,11 +13,11 @@ struct Backends: Sendable {
 
     init(configuration: GatewayConfiguration, logger: Logger) {
         func client(_ service: String, _ endpoints: [RPCEndpoint]) -> RPCClient {
-            RPCClient(
-                configuration: .init(
-                    endpoints: endpoints, serviceName: service, callerName: GatewayApp.name,
-                    serviceToken: configuration.common.serviceToken),
-                logger: logger)
+            var clientConfiguration = RPCClient.Configuration(
+                endpoints: endpoints, serviceName: service, callerName: GatewayApp.name, serviceToken: configuration.common.serviceToken)
+            // The backends' mutual TLS, with the gateway's own certificate (`RPC_TLS_*`).
+            clientConfiguration.tls = configuration.common.rpcTLS
+            return RPCClient(configuration: clientConfiguration, logger: logger)
         }
         self.identity = client("identity", configuration.identityEndpoints)
         self.tokens = client("tokens", configuration.tokensEndpoints)
