@@ -14,11 +14,45 @@ extension LatchkeyClient {
         try await self.signIn("/api/v1/auth/google", body: credential.body(deviceName: self.configuration.deviceName))
     }
 
+    /// Starts a guest account (`POST /api/v1/auth/guest`): a user without a provider, with a
+    /// session the client keeps like any other. Favorites, read marks and unlikes work at once.
+    /// A later ``signIn(with:)-(AppleCredential)`` or Google sign-in sends the guest's token by
+    /// itself: the guest becomes that account (``SignInResult/upgradedGuest``), or, when the
+    /// account exists already, its state is merged into it (``SignInResult/mergedGuest``).
+    @discardableResult
+    public func signInAsGuest() async throws -> SignInResult {
+        var body: [String: JSONValue] = [:]
+        body["device_name"] = self.configuration.deviceName.map(JSONValue.string)
+        return try await self.signIn("/api/v1/auth/guest", body: body, bearer: nil)
+    }
+
+    /// A provider's sign-in: with the guest's access token when the client holds a guest's
+    /// session, so that the gateway upgrades or merges the guest. When the gateway refuses that
+    /// token (the guest's session ended), the sign-in goes again without it.
     private func signIn(_ path: String, body: [String: JSONValue]) async throws -> SignInResult {
-        let response = try GatewayConnection.decode(TokenResponse.self, from: try await self.gateway.send("POST", path, body: body, repeat: .once))
+        guard let guestToken = await self.guestAccessToken() else { return try await self.signIn(path, body: body, bearer: nil) }
+        do {
+            return try await self.signIn(path, body: body, bearer: guestToken)
+        } catch LatchkeyError.sessionRevoked, LatchkeyError.unauthorized, LatchkeyError.tokenExpired {
+            return try await self.signIn(path, body: body, bearer: nil)
+        }
+    }
+
+    private func signIn(_ path: String, body: [String: JSONValue], bearer: String?) async throws -> SignInResult {
+        let reply = try await self.gateway.send("POST", path, body: body, bearer: bearer, repeat: .once)
+        let response = try GatewayConnection.decode(TokenResponse.self, from: reply)
         let receivedUptime = self.configuration.uptime()
         await self.session.signedIn(response.tokens(receivedAt: self.configuration.now()), receivedUptime: receivedUptime)
-        return SignInResult(user: response.user, isNewUser: response.isNewUser ?? false)
+        return SignInResult(
+            user: response.user, isNewUser: response.isNewUser ?? false, upgradedGuest: response.upgradedGuest ?? false,
+            mergedGuest: response.mergedGuest)
+    }
+
+    /// The access token of the guest this client is signed in as (refreshed first when due);
+    /// nil when it holds no guest's session.
+    private func guestAccessToken() async -> String? {
+        guard let tokens = try? await self.session.validTokens(), tokens.user.isGuest else { return nil }
+        return tokens.accessToken
     }
 
     /// Ends sessions (`POST /api/v1/auth/logout`). With ``SignOutScope/thisDevice`` or
