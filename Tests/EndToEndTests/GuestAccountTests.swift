@@ -215,6 +215,19 @@ struct GuestAccountTests {
         }
     }
 
+    @Test func guestCreationCountsInTheSignInLimit() async throws {
+        try await Stack.with(gatewayEnvironment: ["RATE_LIMIT_SIGNIN_PER_MIN": "2"]) { stack in
+            #expect(try await stack.request("POST", "/api/v1/auth/guest").status == 200)
+            let apple = try await stack.request(
+                "POST", "/api/v1/auth/apple", body: ["identity_token": try await stack.appleToken(subject: "apple-\(UUID().uuidString)")])
+            #expect(apple.status == 200)
+            let limited = try await stack.request("POST", "/api/v1/auth/guest")
+            #expect(limited.status == 429)
+            #expect(limited.errorCode == "rate_limited")
+            #expect(limited.header("Retry-After") != nil)
+        }
+    }
+
     static func guest(_ stack: Stack) async throws -> Session {
         let reply = try await stack.request("POST", "/api/v1/auth/guest")
         guard reply.status == 200 else { throw StackError.unexpected("guest: \(reply.status)") }
