@@ -71,4 +71,30 @@ struct AdminLoginHardeningTests {
             #expect(try await stack.request("POST", path, headers: ["Cookie": cookie]).status == 200)
         }
     }
+
+    /// Admin answers are never cached or sniffed, and a session ends when the admin password
+    /// does: a gateway started with another password (a rotation) refuses the old cookie,
+    /// though both share the Redis the session is in.
+    @Test func adminAnswersAreNotCachedAndSessionsEndWithThePassword() async throws {
+        try await Stack.with { stack in
+            let login = try await stack.request("POST", "/admin/login", body: ["password": Stack.adminPassword])
+            #expect(login.status == 204)
+            let cookie = ["Cookie": String(try #require(login.header("Set-Cookie")).split(separator: ";")[0])]
+            for reply in [
+                try await stack.request("GET", "/admin/api/users", headers: cookie),
+                try await stack.request("GET", "/admin/api/users"),
+            ] {
+                #expect(reply.header("Cache-Control") == "no-store", "\(reply.status)")
+                #expect(reply.header("X-Content-Type-Options") == "nosniff", "\(reply.status)")
+            }
+            try await stack.withAnotherGateway(environment: ["ADMIN_PASSWORD": "a new admin password"]) { rotated, _ in
+                let refused = try await stack.request("GET", "/admin/api/users", headers: cookie, gateway: rotated)
+                #expect(refused.status == 401)
+                let again = try await stack.request("POST", "/admin/login", body: ["password": "a new admin password"], gateway: rotated)
+                #expect(again.status == 204)
+            }
+            // The gateway still configured with the old password keeps the session.
+            #expect(try await stack.request("GET", "/admin/api/users", headers: cookie).status == 200)
+        }
+    }
 }

@@ -10,8 +10,20 @@ struct AdminConfigurationTests {
         try AdminConfiguration(EnvironmentReader(values), environment: environment)
     }
 
+    /// A hash below bcrypt cost 10 is refused at start, naming the variable; the fingerprint
+    /// admin sessions are bound to changes with the hash.
+    @Test func aCheapBcryptHashIsRefusedAndEachHashHasItsFingerprint() throws {
+        let cheap = Bcrypt.hash("s3cret-admin", cost: 9)
+        let error = #expect(throws: ConfigurationError.self) { try self.configuration(["ADMIN_PASSWORD_HASH": cheap], .production) }
+        #expect(error?.variable == "ADMIN_PASSWORD_HASH")
+        let first = try self.configuration(["ADMIN_PASSWORD_HASH": Bcrypt.hash("s3cret-admin", cost: 10)], .production)
+        let second = try self.configuration(["ADMIN_PASSWORD_HASH": Bcrypt.hash("s3cret-admin", cost: 10)], .production)
+        #expect(first.credentialFingerprint != second.credentialFingerprint, "a new hash (a new salt) ends the old sessions")
+        #expect(first.credentialFingerprint.count == 64)
+    }
+
     @Test func bcryptHashIsCheckedAndPlainPasswordIsDevelopmentOnly() async throws {
-        let hash = Bcrypt.hash("s3cret-admin", cost: 4)
+        let hash = Bcrypt.hash("s3cret-admin", cost: 10)
         let production = try self.configuration(["ADMIN_PASSWORD_HASH": hash], .production)
         #expect(production.secureCookie)
         #expect(try await AdminRoutes.passwordMatches("s3cret-admin", production.credential))

@@ -129,7 +129,7 @@ def source_names():
 
 
 # Redis commands the sources may send; an array literal starting with one of these is a command.
-REDIS_COMMANDS = {"GET", "MGET", "SET", "DEL", "EXISTS", "INCR", "INCRBY", "EXPIRE", "PEXPIRE", "TTL", "PUBLISH",
+REDIS_COMMANDS = {"GET", "MGET", "SET", "DEL", "EXISTS", "INCR", "INCRBY", "DECR", "EXPIRE", "PEXPIRE", "TTL", "PUBLISH",
                   "SUBSCRIBE", "PSUBSCRIBE", "EVAL", "EVALSHA", "HSET", "HGET", "HDEL", "SADD", "SREM", "ZADD",
                   "ZREM", "KEYS", "SCAN", "FLUSHALL", "FLUSHDB", "GETDEL", "SETEX", "SETNX", "UNLINK"}
 REDIS_USERS = {"identity": "identity", "tokens": "tokens", "gateway": "gateway"}

@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 import ServiceKit
 import ServiceProtocol
 import TokensAPI
@@ -110,8 +112,12 @@ public struct AdminConfiguration: Sendable {
 
     public init(_ env: EnvironmentReader, environment: DeploymentEnvironment) throws {
         if let hash = env.optional("ADMIN_PASSWORD_HASH") {
-            guard hash.hasPrefix("$2"), hash.utf8.count == 60 else {
+            guard hash.hasPrefix("$2"), hash.utf8.count == 60, let cost = Self.bcryptCost(hash) else {
                 throw ConfigurationError.invalid("ADMIN_PASSWORD_HASH", "a bcrypt hash ($2b$12$..., 60 characters)")
+            }
+            guard cost >= Self.minimumBcryptCost else {
+                throw ConfigurationError.insecure(
+                    "ADMIN_PASSWORD_HASH", "has bcrypt cost \(cost); at least \(Self.minimumBcryptCost) is needed (12 recommended)")
             }
             self.credential = .bcryptHash(hash)
         } else if let password = env.optional("ADMIN_PASSWORD") {
@@ -124,5 +130,27 @@ public struct AdminConfiguration: Sendable {
         }
         self.sessionTTL = try env.int("ADMIN_SESSION_TTL", default: 28_800, range: 60...604_800)
         self.secureCookie = environment != .development
+    }
+
+    /// The lowest bcrypt cost accepted: below it a stolen hash is cheap to guess from.
+    public static let minimumBcryptCost = 10
+
+    /// The cost of a `$2?$NN$...` hash.
+    static func bcryptCost(_ hash: String) -> Int? {
+        let parts = hash.split(separator: "$", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[2].count == 2 else { return nil }
+        return Int(parts[2])
+    }
+
+    /// What an admin session is bound to: a digest of the configured credential, so that every
+    /// session opened under the old password ends when the password (its hash) changes.
+    public var credentialFingerprint: String {
+        let text: String
+        switch self.credential {
+        case .bcryptHash(let hash): text = "bcrypt:" + hash
+        case .plainPassword(let password): text = "plain:" + password
+        case .none: text = "none"
+        }
+        return SHA256.hash(data: Data(("latchkey-admin-session:" + text).utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -14,32 +14,34 @@ struct AdminLoginBudget: Sendable {
 
     private func key(_ window: Int) -> String { "latchkey:admin:login_failures:\(window)" }
 
-    /// 429 while the hour's budget is spent; 503 when Redis cannot tell.
-    func checkOpen(now: Date = Date()) async throws {
+    /// Takes one attempt from the hour's budget before the password is checked (so that
+    /// guesses arriving together cannot each read the budget open and overshoot it): 429 when
+    /// it is spent, 503 when Redis cannot tell. A right password gives the attempt back
+    /// (`refund`); a wrong one keeps it spent.
+    func reserve(now: Date = Date()) async throws {
         guard self.failuresPerHour > 0 else { return }
         let (window, retryAfter) = Self.window(now)
         let spent: Int
         do {
-            spent = try await self.redis.command(["GET", self.key(window)]).intValue ?? 0
+            let replies = try await self.redis.pipeline([["INCR", self.key(window)], ["EXPIRE", self.key(window), "3601"]])
+            guard let count = replies.first?.intValue else { throw RedisError.protocolError("INCR reply") }
+            spent = count
         } catch {
             throw APIError.adminLoginUnavailable
         }
-        guard spent < self.failuresPerHour else {
+        guard spent <= self.failuresPerHour else {
             throw APIError(
                 .tooManyRequests, .rateLimited, "Too many failed admin logins, please retry in \(retryAfter) seconds",
                 headers: [.retryAfter: "\(retryAfter)"])
         }
     }
 
-    /// Counts one wrong password.
-    func recordFailure(now: Date = Date()) async throws {
+    /// Gives back the attempt a right password took (best effort: a refund lost to a Redis
+    /// error only spends the budget a little sooner).
+    func refund(now: Date = Date()) async {
         guard self.failuresPerHour > 0 else { return }
         let (window, _) = Self.window(now)
-        do {
-            _ = try await self.redis.pipeline([["INCR", self.key(window)], ["EXPIRE", self.key(window), "3601"]])
-        } catch {
-            throw APIError.adminLoginUnavailable
-        }
+        _ = try? await self.redis.command(["DECR", self.key(window)])
     }
 
     /// The hour (Unix hours) and the seconds left in it.

@@ -31,18 +31,24 @@ struct AdminRoutes: Sendable {
             // Fails closed: without Redis there is no limit, so no login.
             try await self.rateLimiter.check(
                 "admin_login", limit: self.loginLimitPerMinute, request: request, context: context, failClosed: true)
-            try await self.loginBudget.checkOpen()
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
             guard let password = body["password"]?.stringValue, !password.isEmpty, password.utf8.count <= 1024 else {
                 throw APIError.badRequest("password is required")
             }
+            // The attempt is counted before the password is checked, and given back when right.
+            try await self.loginBudget.reserve()
             guard try await Self.passwordMatches(password, self.configuration.credential) else {
                 context.logger.warning("Admin login refused")
-                try await self.loginBudget.recordFailure()
                 throw APIError(.unauthorized, .unauthorized, "Wrong password")
             }
+            await self.loginBudget.refund()
             let token = Self.newSessionToken()
-            try await self.store { try await self.redis.command(["SET", Self.key(token), "1", "EX", "\(self.configuration.sessionTTL)"]) }
+            // The session holds the credential's fingerprint: a new admin password ends it.
+            try await self.store {
+                try await self.redis.command([
+                    "SET", Self.key(token), self.configuration.credentialFingerprint, "EX", "\(self.configuration.sessionTTL)",
+                ])
+            }
             context.logger.info("Admin signed in")
             var response = Response(status: .noContent)
             response.headers[.setCookie] = self.cookie(value: token, maxAge: self.configuration.sessionTTL)
@@ -57,7 +63,8 @@ struct AdminRoutes: Sendable {
             return response
         }
 
-        let api = admin.group("api").add(middleware: AdminSessionMiddleware(redis: self.redis))
+        let api = admin.group("api")
+            .add(middleware: AdminSessionMiddleware(redis: self.redis, credentialFingerprint: self.configuration.credentialFingerprint))
         api.get("users") { request, context in
             let params = ListUsersParams(
                 query: request.uri.queryParameters["query"].map(String.init), limit: try ContentRoutes.limit(request),
@@ -154,22 +161,42 @@ struct AdminRoutes: Sendable {
     }
 }
 
-/// Requires a live admin session cookie.
+/// Requires a live admin session cookie opened under the admin password configured now, and
+/// marks every answer of the admin API, errors included, `Cache-Control: no-store` (user data
+/// must not stay in a browser's or a proxy's cache) and `X-Content-Type-Options: nosniff`.
 struct AdminSessionMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let redis: RedisClient
+    /// `AdminConfiguration.credentialFingerprint`, which a session's value must be.
+    let credentialFingerprint: String
+
+    static let privateHeaders: HTTPFields = [.cacheControl: "no-store", .xContentTypeOptions: "nosniff"]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            var response = try await self.authorized(request, context: context, next: next)
+            for field in Self.privateHeaders { response.headers[field.name] = field.value }
+            return response
+        } catch var error as APIError {
+            for field in Self.privateHeaders { error.headers[field.name] = field.value }
+            throw error
+        }
+    }
+
+    private func authorized(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let token = AdminRoutes.sessionToken(request) else {
             throw APIError(.unauthorized, .unauthorized, "Admin sign-in required")
         }
-        let exists: Int
+        let stored: String?
         do {
-            exists = try await self.redis.command(["EXISTS", AdminRoutes.key(token)]).intValue ?? 0
+            stored = try await self.redis.command(["GET", AdminRoutes.key(token)]).stringValue
         } catch {
             throw APIError.serviceUnavailable
         }
-        guard exists == 1 else { throw APIError(.unauthorized, .unauthorized, "Admin sign-in required") }
+        // A session opened under another password (or before sessions held one) is over.
+        guard let stored, constantTimeEquals(stored, self.credentialFingerprint) else {
+            throw APIError(.unauthorized, .unauthorized, "Admin sign-in required")
+        }
         var context = context
         context.logger[metadataKey: "admin"] = "true"
         return try await next(request, context)
