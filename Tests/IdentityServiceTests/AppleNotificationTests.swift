@@ -107,6 +107,27 @@ import Testing
         }
     }
 
+    /// Apple retries, so the two email events may arrive out of order: an event older (by its
+    /// event_time) than the last one applied changes nothing.
+    @Test func anOlderEmailEventDoesNotUndoANewerOne() async throws {
+        try await IdentityHarness.run { harness in
+            let subject = uniqueSubject()
+            let user = try await harness.signInApple(
+                subject: subject, email: "x-\(UUID().uuidString.prefix(8))@privaterelay.appleid.com", isPrivateEmail: .bool(true)).user
+            let now = Date()
+            func forwarding() async throws -> Bool? { try await harness.getUser(user.id).identities?.first?.emailForwarding }
+            _ = try await self.send(harness, try await self.payload(harness, subject: subject, type: "email-disabled", issuedAt: now.addingTimeInterval(-10)))
+            #expect(try await forwarding() == false)
+            // Enabled earlier than the disable that came first: stays disabled.
+            let late = try await self.send(harness, try await self.payload(harness, subject: subject, type: "email-enabled", issuedAt: now.addingTimeInterval(-20)))
+            #expect(late.outcome == .applied)
+            #expect(try await forwarding() == false)
+            // Enabled after it: forwarding again.
+            _ = try await self.send(harness, try await self.payload(harness, subject: subject, type: "email-enabled", issuedAt: now.addingTimeInterval(-5)))
+            #expect(try await forwarding() == true)
+        }
+    }
+
     @Test func unknownSubjectsAndTypesAreAnsweredAndChangeNothing() async throws {
         try await IdentityHarness.run { harness in
             let stranger = try await self.send(harness, try await self.payload(harness, subject: uniqueSubject(), type: "consent-revoked"))

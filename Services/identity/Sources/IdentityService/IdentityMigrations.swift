@@ -13,5 +13,8 @@ enum IdentityMigrations {
         Migration(
             version: 3, name: "guest users",
             sql: String(decoding: PackageResources._3_guest_users_sql, as: UTF8.self)),
+        Migration(
+            version: 4, name: "email forwarding event time",
+            sql: String(decoding: PackageResources._4_email_forwarding_event_time_sql, as: UTF8.self)),
     ]
 }

@@ -67,9 +67,16 @@ struct AppleNotificationStore: Sendable {
         case .accountDeleted:
             return Result(outcome: .applied, followUp: try await Self.removeIdentity(notification.subject, of: userID, on: connection), userID: userID)
         case .emailForwarding(let forwarding):
+            // Apple may deliver the two events out of order: one older than the last applied
+            // (by event_time) changes nothing. An event without a time is applied as it comes.
             try await connection.execute(
-                "UPDATE identity.identities SET email_forwarding = $2 WHERE provider = 'apple' AND subject = $1",
-                [.text(notification.subject), .bool(forwarding)])
+                """
+                UPDATE identity.identities
+                SET email_forwarding = $2, email_forwarding_changed_at = COALESCE($3::timestamptz, email_forwarding_changed_at)
+                WHERE provider = 'apple' AND subject = $1
+                  AND ($3::timestamptz IS NULL OR email_forwarding_changed_at IS NULL OR email_forwarding_changed_at <= $3::timestamptz)
+                """,
+                [.text(notification.subject), .bool(forwarding), notification.eventTime.map { .timestamp($0) } ?? .null])
             return Result(outcome: .applied, followUp: .none, userID: userID)
         case .unknown:
             return Result(outcome: .unknownType, followUp: .none, userID: nil)
