@@ -64,6 +64,12 @@ final class AccessTokenFuzzing: Sendable {
     static func checkClaims(of token: String, caller: GatewayFuzzing.TokenCheck.Caller) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         FuzzCheck.require(parts.count == 3, "accepted a token of \(parts.count) parts")
+        // No member named twice in the header or the claims, by a reference apart from the
+        // gateway's parser (RFC 7519 §4; the gateway once read the first of two `sub`s).
+        for part in parts.prefix(2) {
+            let json = Base64URL.decode(String(part)) ?? []
+            FuzzCheck.require(!FoundationJSON.namesAMemberTwice(json), "accepted a token naming a member twice: \(token)")
+        }
         guard parts.count == 3, let payload = Base64URL.decode(String(parts[1])),
             let claims = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any]
         else {
@@ -71,6 +77,13 @@ final class AccessTokenFuzzing: Sendable {
             return
         }
         FuzzCheck.require(claims["iss"] as? String == Self.issuer, "accepted iss \(String(describing: claims["iss"]))")
+        if let notBefore = claims["nbf"] {
+            let seconds = (notBefore as? NSNumber)?.doubleValue ?? .infinity
+            FuzzCheck.require(seconds <= Date().timeIntervalSince1970 + Double(Self.leeway) + 5, "accepted nbf \(notBefore)")
+        }
+        if let header = Base64URL.decode(String(parts[0])).flatMap({ FoundationJSON.strictObject($0) }) {
+            FuzzCheck.require(header["crit"] == nil, "accepted a critical extension: \(String(describing: header["crit"]))")
+        }
         let audience = (claims["aud"] as? String).map { [$0] } ?? (claims["aud"] as? [String]) ?? []
         FuzzCheck.require(audience.contains(Self.audience), "accepted aud \(String(describing: claims["aud"]))")
         let expires = (claims["exp"] as? NSNumber)?.doubleValue ?? -.infinity

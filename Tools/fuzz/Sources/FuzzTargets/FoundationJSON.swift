@@ -16,6 +16,50 @@ enum FoundationJSON {
         try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any]
     }
 
+    /// Whether a valid JSON document names a member twice in one object, at any depth, once
+    /// escapes are decoded (by `JSONSerialization`): the strict reference for the readers of
+    /// signed tokens, which must refuse such a document (RFC 7519 §4), written apart from the
+    /// product's parser. Only for documents a parser has already found valid.
+    static func namesAMemberTwice(_ data: [UInt8]) -> Bool {
+        // Per open container: the member names seen (an object) or nil (an array).
+        var containers: [Set<String>?] = []
+        var expectingName = false
+        var index = 0
+        while index < data.count {
+            switch data[index] {
+            case UInt8(ascii: "{"):
+                containers.append([])
+                expectingName = true
+            case UInt8(ascii: "["):
+                containers.append(nil)
+                expectingName = false
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                _ = containers.popLast()
+                expectingName = false
+            case UInt8(ascii: ","):
+                expectingName = containers.last.map { $0 != nil } ?? false
+            case UInt8(ascii: ":"):
+                expectingName = false
+            case UInt8(ascii: "\""):
+                var end = index + 1
+                while end < data.count, data[end] != UInt8(ascii: "\"") { end += data[end] == UInt8(ascii: "\\") ? 2 : 1 }
+                guard end < data.count else { return false }
+                if expectingName, var names = containers.last ?? nil {
+                    guard let name = try? JSONSerialization.jsonObject(with: Data(data[index...end]), options: .fragmentsAllowed) as? String
+                    else { return false }
+                    if !names.insert(name).inserted { return true }
+                    containers[containers.count - 1] = names
+                    expectingName = false
+                }
+                index = end
+            default:
+                break
+            }
+            index += 1
+        }
+        return false
+    }
+
     /// Any JSON value.
     enum Value: Decodable {
         case null, bool(Bool), integer(Int64), number(Double), string(String), array([Value]), object([String: Value])
