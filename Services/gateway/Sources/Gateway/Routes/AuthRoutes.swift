@@ -31,8 +31,7 @@ struct AuthRoutes: Sendable {
         group.post("auth/guest") { request, context in
             try await self.rateLimiter.check("signin", limit: self.limits.signInPerMinute, request: request, context: context)
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes, optional: true)
-            let deviceName = try body.string("device_name")
-            return try await self.orchestration.createGuest(deviceName: deviceName, context: context).response()
+            return try await self.orchestration.createGuest(deviceName: try Self.deviceName(body), context: context).response()
         }
         group.post("auth/apple/notifications") { request, context in
             try await self.rateLimiter.check(
@@ -120,13 +119,26 @@ struct AuthRoutes: Sendable {
         }
     }
 
+    /// The longest `device_name` (Unicode scalars, as openapi.yaml's `maxLength` counts).
+    static let maximumDeviceNameLength = 100
+
+    /// The optional `device_name` of a sign-in or guest body: a string of at most
+    /// `maximumDeviceNameLength` characters, else 400 `bad_request`.
+    static func deviceName(_ body: JSONObject) throws -> String? {
+        guard let name = try body.string("device_name") else { return nil }
+        guard name.unicodeScalars.count <= Self.maximumDeviceNameLength else {
+            throw APIError.badRequest("device_name is at most \(Self.maximumDeviceNameLength) characters")
+        }
+        return name
+    }
+
     /// A sign-in; with `Authorization: Bearer`, a guest's upgrade or merge (DESIGN.md section
     /// 9.1), the bearer verified as on every authenticated route and never ignored.
     private func signIn(
         provider: IdentityProvider, body: JSONObject, request: Request, context: GatewayRequestContext
     ) async throws -> Response {
         let credential = try Self.credential(provider: provider, body: body)
-        let deviceName = try body.string("device_name")
+        let deviceName = try Self.deviceName(body)
         guard request.headers[.authorization] != nil else {
             return try await self.orchestration.signIn(credential: credential, deviceName: deviceName, context: context).response()
         }
