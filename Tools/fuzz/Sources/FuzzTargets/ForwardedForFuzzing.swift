@@ -5,7 +5,8 @@ import Gateway
 /// the second the connection's peer, every further line one `X-Forwarded-For` header.
 /// Properties: nothing traps; with no legible peer there is no address; an untrusted peer is
 /// the client; behind trusted proxies the client is the right-most entry that is illegible's
-/// right neighbour or untrusted, as a walk over the entries says (the reference); entries left of
+/// right neighbour or untrusted, as a walk over the entries says (the reference; an entry may
+/// carry a port, `ip:port` or `[v6]:port`); entries left of
 /// an untrusted client, which the client wrote, never change it; an address reads back from
 /// its own text, and an IPv6 address counts by its /64.
 enum ForwardedForFuzzing {
@@ -43,12 +44,33 @@ enum ForwardedForFuzzing {
         var hop = peerAddress
         var index = entries.count - 1
         while index >= 0 {
-            guard let address = ClientAddressFuzzing.address(entries[index])?.description else { return hop }
+            guard let address = Self.entryAddress(entries[index]) else { return hop }
             if !resolver.isTrusted(address) { return address }
             hop = address
             index -= 1
         }
         return hop
+    }
+
+    /// An entry's address as proxies write it: `ip`, `[v6]`, or with a port (`ip:port`,
+    /// `[v6]:port`, the port 1 to 5 ASCII digits up to 65535); nil when it is none of these.
+    static func entryAddress(_ entry: String) -> String? {
+        if let address = ClientAddressFuzzing.address(entry) { return address.description }
+        let host: Substring
+        let port: Substring
+        if entry.hasPrefix("["), let close = entry.firstIndex(of: "]") {
+            host = entry[...close]
+            port = entry[entry.index(after: close)...]
+        } else {
+            guard entry.filter({ $0 == ":" }).count == 1, let colon = entry.firstIndex(of: ":") else { return nil }
+            host = entry[..<colon]
+            port = entry[colon...]
+        }
+        let digits = port.dropFirst()
+        guard port.first == ":", (1...5).contains(digits.count), digits.allSatisfy({ ("0"..."9").contains($0) }),
+            let number = Int(digits), number <= 65_535
+        else { return nil }
+        return ClientAddressFuzzing.address(String(host))?.description
     }
 
     static func checkAddress(_ text: String) {
