@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TextCoding
 
 /// The callers a backend admits and what each may call (`RPC_CALLERS`, DESIGN.md §9.5): one
 /// line a caller, `name:token-hash:methods`, where `token-hash` is the lowercase hex SHA-256 of
@@ -84,35 +85,42 @@ public struct RPCCallers: Sendable, Equatable {
         guard digits.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
         for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = Self.hexValue(digits[index]), let low = Self.hexValue(digits[index + 1]) else { return nil }
+            guard let high = Self.lowercaseHexValue(digits[index]), let low = Self.lowercaseHexValue(digits[index + 1]) else { return nil }
             bytes.append(high << 4 | low)
         }
         return bytes
     }
 
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        default: nil
-        }
+    /// A hex digit's value, lowercase only (the list holds hashes as `sha256sum` prints them).
+    private static func lowercaseHexValue(_ digit: UInt8) -> UInt8? {
+        guard !(UInt8(ascii: "A")...UInt8(ascii: "F")).contains(digit) else { return nil }
+        return HexDigit.value(digit)
     }
 }
 
 /// The methods one caller may call: names or globs (`*` matches any run of characters).
 public struct RPCPermissions: Sendable, Equatable {
     public let patterns: [String]
+    /// Whether a pattern is `*`: checked on every request of every connection, so a caller
+    /// allowed everything (the gateway, any caller without a list) matches no glob.
+    private let allowsEverything: Bool
+    /// The patterns as bytes, made once rather than on every call.
+    private let globs: [[UInt8]]
 
     /// Every method (the caller of a server without a caller list).
     public static let everything = RPCPermissions(["*"])
 
     public init(_ patterns: [String]) {
         self.patterns = patterns
+        self.allowsEverything = patterns.contains("*")
+        self.globs = patterns.map { Array($0.utf8) }
     }
 
     /// Whether the caller may call `method`; `hello` and `health` are always allowed.
     public func allows(_ method: String) -> Bool {
-        method == Hello.method || method == "health" || self.patterns.contains { Self.matches(Array($0.utf8)[...], Array(method.utf8)[...]) }
+        if self.allowsEverything || method == Hello.method || method == "health" { return true }
+        let name = Array(method.utf8)
+        return self.globs.contains { Self.matches($0[...], name[...]) }
     }
 
     /// A glob match where `*` stands for any run of characters (none included).
