@@ -10,4 +10,16 @@ public enum HexDigit {
         default: nil
         }
     }
+
+    /// `bytes` as lowercase hexadecimal text, two digits a byte (a digest as `sha256sum` prints it).
+    public static func lowercase(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
 }

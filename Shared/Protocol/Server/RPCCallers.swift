@@ -65,10 +65,7 @@ public struct RPCCallers: Sendable, Equatable {
 
     /// The lowercase hex SHA-256 of `token`: what a caller's line holds.
     public static func tokenHash(_ token: String) -> String {
-        SHA256.hash(data: Array(token.utf8)).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
-        }.joined()
+        HexDigit.lowercase(SHA256.hash(data: Array(token.utf8)))
     }
 
     private static func isNameByte(_ byte: UInt8) -> Bool {

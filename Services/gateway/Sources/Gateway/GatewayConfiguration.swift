@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import ServiceKit
 import ServiceProtocol
+import TextCoding
 import TokensAPI
 
 /// The gateway's settings (DESIGN.md section 3).
@@ -151,6 +152,6 @@ public struct AdminConfiguration: Sendable {
         case .plainPassword(let password): text = "plain:" + password
         case .none: text = "none"
         }
-        return SHA256.hash(data: Data(("latchkey-admin-session:" + text).utf8)).map { String(format: "%02x", $0) }.joined()
+        return HexDigit.lowercase(SHA256.hash(data: Data(("latchkey-admin-session:" + text).utf8)))
     }
 }

@@ -9,6 +9,7 @@ import NIOCore
 import NIOPosix
 import Redis
 import ServiceProtocol
+import TextCoding
 
 /// The admin surface: a password login that opens a cookie session (stored in Redis only as
 /// a SHA-256 hash, with a TTL), and the user administration API behind it.
@@ -129,7 +130,7 @@ struct AdminRoutes: Sendable {
 
     /// The Redis key of a session: only the hash of the cookie value is stored.
     static func key(_ token: String) -> String {
-        "latchkey:admin:session:" + SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        "latchkey:admin:session:" + HexDigit.lowercase(SHA256.hash(data: Data(token.utf8)))
     }
 
     static func sessionToken(_ request: Request) -> String? {
