@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TextCoding
 
 /// The claim checks JWTKit leaves to us: issuer, time with leeway, and the nonce.
 struct ClaimRules: Sendable {
@@ -33,6 +34,6 @@ struct ClaimRules: Sendable {
     }
 
     static func sha256Hex(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        HexDigit.lowercase(SHA256.hash(data: Data(text.utf8)))
     }
 }
