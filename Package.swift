@@ -58,6 +58,10 @@ let package = Package(
         .systemLibrary(
             name: "CLibCrypto", path: "Shared/CLibs/CLibCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        // OpenSSL's TLS for rediss:// (hiredis 0.14 has none).
+        .systemLibrary(
+            name: "CLibSSL", path: "Shared/CLibs/CLibSSL", pkgConfig: "libssl",
+            providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CHiredis", path: "Shared/CLibs/CHiredis", pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]),
@@ -77,7 +81,7 @@ let package = Package(
         // How opaque values are spelled as text: base64url, random UUIDs.
         .target(name: "TextCoding", dependencies: ["CGlibcExtras"], path: "Shared/TextCoding"),
         .target(name: "Postgres", dependencies: ["CLibPQ", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Postgres"),
-        .target(name: "Redis", dependencies: ["CHiredis", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Redis"),
+        .target(name: "Redis", dependencies: ["CHiredis", "CLibSSL", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Redis"),
         .target(
             name: "ServiceKit",
             dependencies: ["ServiceProtocol", "Postgres", "Redis", "TextCoding", "CGlibcExtras", nio, nioPosix, logging, lifecycle, metrics, prometheus, hummingbird],

@@ -10,6 +10,10 @@ extension RedisConnection {
     /// Writes a command without waiting for its reply (pub/sub mode has no one-to-one replies).
     func send(_ command: RedisCommand) throws(RedisError) {
         guard !isBroken else { throw .connectionLost }
+        if let tls {
+            let deadline = ContinuousClock.now + commandTimeout
+            return try overTLS { () throws(RedisError) in try write([command], over: tls, until: deadline) }
+        }
         let appended = command.withArgv { argc, argv, lengths in
             redisAppendCommandArgv(rawContext, argc, argv, lengths)
         }
@@ -26,6 +30,10 @@ extension RedisConnection {
     /// poisons the context, while `poll` lets a reader loop wake up to check for cancellation.
     func readReply(waitingUpTo milliseconds: Int32) throws(RedisError) -> RedisValue? {
         guard !isBroken else { throw .connectionLost }
+        if let tls {
+            let deadline = ContinuousClock.now + .milliseconds(milliseconds)
+            return try overTLS { () throws(RedisError) in try nextReply(over: tls, until: deadline) }
+        }
         var reply: UnsafeMutableRawPointer?
         guard redisGetReplyFromReader(rawContext, &reply) == REDIS_OK else { throw failure() }
         if reply == nil {

@@ -87,6 +87,7 @@ final class RedisConnectionPool: Sendable {
         do {
             let connection = try RedisConnection(
                 url: configuration.url,
+                tlsContext: configuration.tls,
                 connectTimeout: configuration.connectTimeout,
                 commandTimeout: configuration.commandTimeout)
             open.increment()

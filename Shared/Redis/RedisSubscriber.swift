@@ -75,7 +75,7 @@ final class RedisSubscriber: Sendable {
 
     private func openSubscribed() throws(RedisError) -> RedisConnection {
         let connection = try RedisConnection(
-            url: configuration.url, connectTimeout: configuration.connectTimeout,
+            url: configuration.url, tlsContext: configuration.tls, connectTimeout: configuration.connectTimeout,
             commandTimeout: configuration.commandTimeout)
         // Redis subscribes to every channel before the first confirmation, so once it
         // arrives the subscription is live; the other confirmations are skipped by the loop.

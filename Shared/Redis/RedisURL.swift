@@ -1,6 +1,7 @@
 import TextCoding
 
-/// A parsed `redis://[[user]:password@]host[:port][/db]` address.
+/// A parsed `redis://[[user]:password@]host[:port][/db]` address; `rediss://` is the same
+/// over TLS.
 ///
 /// `description` redacts the password, so a `RedisURL` is safe to log or interpolate.
 public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
@@ -10,8 +11,13 @@ public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
     public var username: String?
     public var password: String?
     public var database: Int = 0
+    /// `rediss://`: the connection speaks TLS (see `RedisTLSContext`).
+    public var tls: Bool = false
 
-    public init(host: String, port: Int = 6379, username: String? = nil, password: String? = nil, database: Int = 0) {
+    public init(
+        host: String, port: Int = 6379, username: String? = nil, password: String? = nil, database: Int = 0, tls: Bool = false
+    ) {
+        self.tls = tls
         self.host = host
         self.port = port
         self.username = username
@@ -19,18 +25,19 @@ public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
         self.database = database
     }
 
-    /// Parses `redis://[[user]:password@]host[:port][/db]`; user and password may be
+    /// Parses `redis://[[user]:password@]host[:port][/db]` (or `rediss://`); user and password may be
     /// percent-encoded, an IPv6 host goes in brackets. Anything else throws
     /// `RedisError.invalidURL` with a message that never contains the password.
     public init(parsing text: String) throws {
         // Error messages describe the problem only: echoing any part of a malformed URL
         // could leak the password.
         func invalid(_ reason: String) -> RedisError {
-            .invalidURL("REDIS_URL is invalid (\(reason)); expected redis://[:password@]host[:port][/db]")
+            .invalidURL("REDIS_URL is invalid (\(reason)); expected redis[s]://[[user]:password@]host[:port][/db]")
         }
-        let schemePrefix = "redis://"
-        guard text.lowercased().hasPrefix(schemePrefix) else { throw invalid("scheme must be redis://") }
-        var rest = Substring(text.dropFirst(schemePrefix.count))
+        let lowercased = text.lowercased()
+        let tls = lowercased.hasPrefix("rediss://")
+        guard tls || lowercased.hasPrefix("redis://") else { throw invalid("scheme must be redis:// or rediss://") }
+        var rest = Substring(text.dropFirst(tls ? 9 : 8))
 
         var username: String?
         var password: String?
@@ -91,7 +98,7 @@ public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
             }
             database = parsed
         }
-        self.init(host: String(host), port: port, username: username, password: password, database: database)
+        self.init(host: String(host), port: port, username: username, password: password, database: database, tls: tls)
     }
 
     public var description: String {
@@ -103,7 +110,7 @@ public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
         case (nil, nil): credentials = ""
         }
         let hostText = host.contains(":") ? "[\(host)]" : host
-        return "redis://\(credentials)\(hostText):\(port)/\(database)"
+        return "\(tls ? "rediss" : "redis")://\(credentials)\(hostText):\(port)/\(database)"
     }
 
     private static func percentDecoded(_ text: Substring) -> String? {

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOCore
 import Postgres
@@ -27,20 +28,57 @@ public enum BackendBootstrap {
     }
 
     /// The Redis client from `REDIS_URL` (`REDIS_POOL_SIZE`, default 4), once it answers PING.
+    /// A `rediss://` URL speaks TLS, trusting `REDIS_TLS_CA_FILE` (else the system's authorities)
+    /// and presenting `REDIS_TLS_CERT_FILE`/`REDIS_TLS_KEY_FILE` when the server asks for a client
+    /// certificate.
     public static func redis(_ env: EnvironmentReader, logger: Logger, startupTimeout: Duration = .seconds(30)) async throws -> RedisClient {
         let text = try env.required("REDIS_URL")
         let url: RedisURL
         do {
             url = try RedisURL(parsing: text)
         } catch {
-            throw ConfigurationError.invalid("REDIS_URL", "redis://[:password@]host:port[/db]")
+            throw ConfigurationError.invalid("REDIS_URL", "redis[s]://[[user]:password@]host:port[/db]")
         }
         let poolSize = try env.int("REDIS_POOL_SIZE", default: 4, range: 1...200)
-        let client = RedisClient(configuration: RedisConfiguration(url: url, poolSize: poolSize), logger: logger)
+        let client = RedisClient(
+            configuration: RedisConfiguration(url: url, poolSize: poolSize, tls: try redisTLS(env, url: url)), logger: logger)
         try await retryingAtStart("Redis", timeout: startupTimeout, logger: logger) {
             try await client.ping()
         }
         return client
+    }
+
+    /// The TLS settings of a `rediss://` URL; TLS files beside a `redis://` URL are a mistake
+    /// (the operator meant TLS), refused rather than ignored.
+    private static func redisTLS(_ env: EnvironmentReader, url: RedisURL) throws -> RedisTLSContext? {
+        let caFile = env.optional("REDIS_TLS_CA_FILE")
+        let certificateFile = env.optional("REDIS_TLS_CERT_FILE")
+        let keyFile = env.optional("REDIS_TLS_KEY_FILE")
+        guard url.tls else {
+            if let name = [("REDIS_TLS_CA_FILE", caFile), ("REDIS_TLS_CERT_FILE", certificateFile), ("REDIS_TLS_KEY_FILE", keyFile)]
+                .first(where: { $0.1 != nil })?.0
+            {
+                throw ConfigurationError.invalid(name, "a file used with a rediss:// REDIS_URL (REDIS_URL is redis://)")
+            }
+            return nil
+        }
+        guard (certificateFile == nil) == (keyFile == nil) else {
+            throw ConfigurationError.invalid(
+                certificateFile == nil ? "REDIS_TLS_CERT_FILE" : "REDIS_TLS_KEY_FILE",
+                "set with REDIS_TLS_\(certificateFile == nil ? "KEY" : "CERT")_FILE (a client certificate needs both)")
+        }
+        for (name, path) in [("REDIS_TLS_CA_FILE", caFile), ("REDIS_TLS_CERT_FILE", certificateFile), ("REDIS_TLS_KEY_FILE", keyFile)] {
+            if let path, !FileManager.default.isReadableFile(atPath: path) {
+                throw ConfigurationError.invalid(name, "a readable PEM file (\(path) cannot be read)")
+            }
+        }
+        do {
+            return try RedisTLSContext(caFile: caFile, certificateFile: certificateFile, keyFile: keyFile)
+        } catch {
+            // The files are readable, so their contents are wrong; the message names the file.
+            let variable = "\(error)".contains("client") ? "REDIS_TLS_CERT_FILE" : "REDIS_TLS_CA_FILE"
+            throw ConfigurationError.invalid(variable, "PEM that OpenSSL accepts (\(error))")
+        }
     }
 
     /// Binds the RPC server on `RPC_HOST:RPC_PORT` with the shared token, or the named callers

@@ -33,12 +33,19 @@ import Testing
         #expect(url == RedisURL(host: "redis", port: 7000, password: "pa/ss@w#rd", database: 3))
     }
 
+    @Test func readsTLSScheme() throws {
+        let url = try RedisURL(parsing: "REDISS://app:pw@cache.internal:6380/2")
+        #expect(url == RedisURL(host: "cache.internal", port: 6380, username: "app", password: "pw", database: 2, tls: true))
+        #expect(url.description == "rediss://app:***@cache.internal:6380/2")
+        #expect(try RedisURL(parsing: "redis://cache").tls == false)
+    }
+
     @Test func readsBracketedIPv6Host() throws {
         #expect(try RedisURL(parsing: "redis://[::1]:6390") == RedisURL(host: "::1", port: 6390))
     }
 
     @Test(arguments: [
-        "", "localhost:6379", "http://redis", "rediss://redis", "redis://", "redis://:6379", "redis:///0",
+        "", "localhost:6379", "http://redis", "redisss://redis", "rediss:/redis", "rediss://", "redis://", "redis://:6379", "redis:///0",
         "redis://redis:0", "redis://redis:65536", "redis://redis:port", "redis://redis:-1", "redis://redis/db",
         "redis://redis/-1", "redis://redis?db=1", "redis://[::1", "redis://[::1]x", "redis://re dis",
         "redis://:bad%zzescape@redis",
