@@ -50,14 +50,17 @@ final class Stack: Sendable {
     /// Starts the stack (`tokensReplicas` tokens processes), runs `body`, stops everything.
     /// `redisURL` replaces the test run's Redis (a private server a test restarts, say).
     /// `gatewayTokensReplicas` limits the replicas the gateway calls (all by default).
+    /// `environment` goes to every service process (over the defaults: another `DATABASE_URL`,
+    /// TLS files).
     static func with<T>(
         tokensReplicas: Int = 1, gatewayTokensReplicas: Range<Int>? = nil, gatewayEnvironment: [String: String] = [:],
-        tokensEnvironment: [String: String] = [:], redisURL: String? = nil, _ body: (Stack) async throws -> T
+        tokensEnvironment: [String: String] = [:], redisURL: String? = nil, environment: [String: String] = [:],
+        _ body: (Stack) async throws -> T
     ) async throws -> T {
         let stack = try await Self.startRetryingTakenPorts {
             try await Self.start(
                 tokensReplicas: tokensReplicas, gatewayTokensReplicas: gatewayTokensReplicas, gatewayEnvironment: gatewayEnvironment,
-                tokensEnvironment: tokensEnvironment, redisURL: redisURL)
+                tokensEnvironment: tokensEnvironment, redisURL: redisURL, environment: environment)
         }
         do {
             let result = try await body(stack)
@@ -84,7 +87,7 @@ final class Stack: Sendable {
 
     private static func start(
         tokensReplicas: Int, gatewayTokensReplicas: Range<Int>?, gatewayEnvironment: [String: String],
-        tokensEnvironment: [String: String], redisURL: String?
+        tokensEnvironment: [String: String], redisURL: String?, environment: [String: String]
     ) async throws -> Stack {
         let databaseURL = try requiredEnvironment("DATABASE_URL")
         let redisURL = try redisURL ?? requiredEnvironment("REDIS_URL")
@@ -101,7 +104,7 @@ final class Stack: Sendable {
             let common = [
                 "ENVIRONMENT": "development", "SERVICE_TOKEN": serviceToken, "RPC_HOST": "127.0.0.1",
                 "LOG_LEVEL": "debug", "DATABASE_URL": databaseURL, "REDIS_URL": redisURL,
-            ]
+            ].merging(environment) { _, new in new }
             func backend(_ name: String, _ extra: [String: String]) throws -> Int {
                 let port = try freePort()
                 var environment = common.merging(extra) { _, new in new }

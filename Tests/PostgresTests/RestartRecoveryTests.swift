@@ -1,4 +1,5 @@
 import Postgres
+import TestSupport
 import Testing
 
 /// A client outlives a server restart; a transaction cut by one throws and commits nothing.

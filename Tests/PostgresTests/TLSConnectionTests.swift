@@ -1,4 +1,5 @@
 import Postgres
+import TestSupport
 import Testing
 
 /// `DATABASE_URL` with `sslmode=verify-full` (DESIGN.md §9.5): against a Postgres with TLS on

@@ -1,5 +1,4 @@
 import Foundation
-import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -8,19 +7,19 @@ import TestSupport
 /// A Postgres of one test's own, in a temporary folder on a free loopback port, for tests
 /// that restart the server (the shared one must keep running for the other tests).
 /// As root it runs as the `postgres` user, since Postgres refuses to run as root.
-final class PrivatePostgresServer: Sendable {
-    let directory: String
-    let port: Int
+public final class PrivatePostgresServer: Sendable {
+    public let directory: String
+    public let port: Int
     private let binDirectory: String
     /// Whether the server speaks TLS (`ssl=on`) with a certificate for `localhost` and
     /// 127.0.0.1 that `caFile`'s throwaway authority signed.
-    let tls: Bool
+    public let tls: Bool
 
-    var url: String { "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=disable" }
+    public var url: String { "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=disable" }
     /// The authority that signed the server's certificate (`tls` only).
-    var caFile: String { directory + "/ca.crt" }
+    public var caFile: String { directory + "/ca.crt" }
     /// An authority that signed nothing of this server's, for refusals.
-    var otherCAFile: String { directory + "/other-ca.crt" }
+    public var otherCAFile: String { directory + "/other-ca.crt" }
     private var dataDirectory: String { directory + "/data" }
     private var options: String {
         let tls = self.tls ? " -c ssl=on -c ssl_cert_file=\(directory)/server.crt -c ssl_key_file=\(directory)/server.key" : ""
@@ -36,7 +35,7 @@ final class PrivatePostgresServer: Sendable {
 
     /// Starts a server (with TLS when `tls`), runs `body`, and removes the server however
     /// `body` ends.
-    static func with<T: Sendable>(tls: Bool = false, _ body: (PrivatePostgresServer) async throws -> T) async throws -> T {
+    public static func with<T: Sendable>(tls: Bool = false, _ body: (PrivatePostgresServer) async throws -> T) async throws -> T {
         let server = try await start(tls: tls)
         do {
             let result = try await body(server)
@@ -53,7 +52,7 @@ final class PrivatePostgresServer: Sendable {
         let binDirectory = environment["POSTGRES_BIN_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/lib/postgresql/15/bin"
         let directory = NSTemporaryDirectory() + "pg-private-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        var server = PrivatePostgresServer(directory: directory, port: try freeLoopbackPort(), binDirectory: binDirectory, tls: tls)
+        var server = PrivatePostgresServer(directory: directory, port: try freePort(), binDirectory: binDirectory, tls: tls)
         do {
             if tls {
                 // ca.crt, server.crt and server.key (0600) for localhost and 127.0.0.1, other-ca.crt.
@@ -77,7 +76,7 @@ final class PrivatePostgresServer: Sendable {
                     guard attempt < 3 else {
                         throw CommandFailed(description: "\(error)\nserver log:\n\(log.suffix(2_000))")
                     }
-                    server = PrivatePostgresServer(directory: directory, port: try freeLoopbackPort(), binDirectory: binDirectory, tls: tls)
+                    server = PrivatePostgresServer(directory: directory, port: try freePort(), binDirectory: binDirectory, tls: tls)
                 }
             }
             return server
@@ -88,12 +87,12 @@ final class PrivatePostgresServer: Sendable {
     }
 
     /// `pg_ctl restart -m fast`: every open connection is terminated.
-    func restart() async throws {
+    public func restart() async throws {
         try await pgCtl(["restart", "-m", "fast", "-w", "-t", "60", "-o", options])
     }
 
     /// Stops the server (if running) and deletes its folder.
-    func remove() async {
+    public func remove() async {
         try? await pgCtl(["stop", "-m", "immediate", "-w", "-t", "30"])
         try? FileManager.default.removeItem(atPath: directory)
     }
@@ -109,24 +108,5 @@ final class PrivatePostgresServer: Sendable {
         } else {
             try await runCommand(path, arguments)
         }
-    }
-
-    /// A TCP port on 127.0.0.1 nobody listens on right now.
-    private static func freeLoopbackPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw CommandFailed(description: "socket() failed") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-            }
-        }
-        guard bound else { throw CommandFailed(description: "bind() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
