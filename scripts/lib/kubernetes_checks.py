@@ -15,10 +15,12 @@ scripts/lib/kubernetes_checks.sh in a virtual environment with kubernetes-valida
    name headless Services with those ports; every pod runs non-root with a read-only root,
    no privilege escalation, no capabilities and the RuntimeDefault seccomp profile, with
    resources, and the Latchkey ones with probes on the ops port; mock-idp is in no base;
-4. computes from the NetworkPolicies which pod may reach which pod or outside address on which
+4. TLS is on in every Latchkey pod (the RPC with its own certificate, named callers on the
+   backends, the Redis and Postgres authorities mounted where the variables say);
+5. computes from the NetworkPolicies which pod may reach which pod or outside address on which
    port (scripts/lib/network_policy.py) and checks that exactly the flows the services need are
    open: a flow no service needs, or a needed one closed, is a failure;
-5. the Redis ACL users (deploy/kubernetes/redis-users.acl) grant each service exactly the Redis
+6. the Redis ACL users (deploy/kubernetes/redis-users.acl) grant each service exactly the Redis
    commands its Swift sources send (the connection's AUTH and SELECT, the readiness PING,
    SUBSCRIBE where it subscribes), and the default user is off.
 
@@ -48,10 +50,17 @@ SECRETS = {
     "latchkey-service-token": {"service-token"},
     # Each backend its own role (identity-url, ...); the development overlay's Postgres makes the
     # roles from the *-password keys, and password is its admin role's.
+    # ca.crt: the authority of the Postgres server's certificate (sslrootcert); server.* the
+    # development Postgres' own.
     "latchkey-database": {"identity-url", "tokens-url", "content-state-url",
-                          "password", "identity-password", "tokens-password", "content-state-password"},
-    # Each Redis client its own ACL user; users.acl is the development Redis' ACL file.
-    "latchkey-redis": {"identity-url", "tokens-url", "gateway-url", "users.acl"},
+                          "password", "identity-password", "tokens-password", "content-state-password",
+                          "ca.crt", "server.crt", "server.key"},
+    # Each Redis client its own ACL user; users.acl is the development Redis' ACL file; ca.crt the
+    # authority of the Redis server's certificate (rediss://), server.* the development Redis' own.
+    "latchkey-redis": {"identity-url", "tokens-url", "gateway-url", "users.acl", "ca.crt", "server.crt", "server.key"},
+    # The internal RPC's mutual TLS (an authority, a certificate and key a service) and its named callers.
+    "latchkey-rpc": {"ca.crt", "callers"} | {f"{service}.{kind}" for service in ("gateway", "identity", "tokens", "content-state")
+                                             for kind in ("crt", "key")},
     "latchkey-admin": {"password-hash"},
     "latchkey-signing-keys": None,  # mounted whole: one NAME.pem per key
 }
@@ -195,6 +204,44 @@ def selects(selector, labels):
     return all(labels.get(k) == v for k, v in (selector or {}).items())
 
 
+def mounted_file(container, pod, path):
+    """The (Secret, key) a container reads at `path` through a Secret volume's item, or None."""
+    volumes = {volume["name"]: volume for volume in pod.get("volumes", [])}
+    for mount in container.get("volumeMounts", []):
+        prefix = mount["mountPath"].rstrip("/") + "/"
+        secret = (volumes.get(mount["name"]) or {}).get("secret")
+        if not path.startswith(prefix) or not secret:
+            continue
+        for item in secret.get("items", []):
+            if item["path"] == path[len(prefix):]:
+                return secret["secretName"], item["key"]
+    return None
+
+
+def check_transport_security(checker, here, executable, container, pod):
+    """DESIGN.md section 9.5, on in every Latchkey pod: the RPC on mutual TLS with this
+    service's own certificate, backends admitting named callers only, Redis over TLS with its
+    server's authority, and the Postgres authority mounted where DATABASE_URL's sslrootcert
+    says (create-secrets.sh refuses a URL without sslmode=verify-full)."""
+    environment = {entry["name"]: entry.get("value") for entry in container.get("env", [])}
+    wanted = {"RPC_TLS_CERT_FILE": ("latchkey-rpc", f"{executable}.crt"),
+              "RPC_TLS_KEY_FILE": ("latchkey-rpc", f"{executable}.key"),
+              "RPC_TLS_CA_FILE": ("latchkey-rpc", "ca.crt")}
+    if executable in RPC_PORTS:
+        wanted["RPC_CALLERS"] = ("latchkey-rpc", "callers")
+    if "REDIS_URL" in environment:
+        wanted["REDIS_TLS_CA_FILE"] = ("latchkey-redis", "ca.crt")
+    for variable, source in wanted.items():
+        path = environment.get(variable)
+        if not path:
+            checker.fail(here, f"{variable} is not set: TLS and named callers are on in every deployment")
+        elif mounted_file(container, pod, path) != source:
+            checker.fail(here, f"{variable}={path} is not Secret {source[0]} key {source[1]} mounted there")
+    if "DATABASE_URL" in environment and mounted_file(container, pod, "/etc/latchkey/postgres/ca.crt") != \
+            ("latchkey-database", "ca.crt"):
+        checker.fail(here, "the Postgres authority (DATABASE_URL's sslrootcert) is not mounted at /etc/latchkey/postgres/ca.crt")
+
+
 def check_objects(checker, name, objects, read_names):
     by_kind = {}
     for obj in objects:
@@ -272,6 +319,8 @@ def check_objects(checker, name, objects, read_names):
                         checker.fail(here, f"{probe} is not GET {path} on the ops port")
                 if not (container.get("lifecycle") or {}).get("preStop"):
                     checker.fail(here, "no preStop hook (endpoints are removed before the drain)")
+            if executable in OPS_PORTS:
+                check_transport_security(checker, here, executable, container, spec)
             if executable == "gateway":
                 environment = {entry["name"]: entry.get("value") for entry in container.get("env", [])}
                 for variable, backend in (("IDENTITY_ENDPOINTS", "identity"), ("TOKENS_ENDPOINTS", "tokens"),
