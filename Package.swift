@@ -84,7 +84,7 @@ let package = Package(
         .target(name: "Redis", dependencies: ["CHiredis", "CLibSSL", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Redis"),
         .target(
             name: "ServiceKit",
-            dependencies: ["ServiceProtocol", "Postgres", "Redis", "TextCoding", "CGlibcExtras", nio, nioPosix, logging, lifecycle, metrics, prometheus, hummingbird],
+            dependencies: ["ServiceProtocol", "ServiceLaunch", "Postgres", "Redis", "TextCoding", nio, nioPosix, logging, lifecycle, metrics, prometheus, hummingbird],
             path: "Shared/ServiceKit"),
 
         // Services: a library with the logic each, all four run by one executable
@@ -111,7 +111,7 @@ let package = Package(
         .target(
             name: "TokenService",
             dependencies: [
-                "TokensAPI", "TokensJWT", "CompactJSON", "ServiceKit", "ServiceLaunch", "ServiceProtocol", "TextCoding", "Postgres", "Redis", "CLibCrypto", jwt,
+                "TokensAPI", "TokensJWT", "CompactJSON", "ServiceKit", "ServiceProtocol", "TextCoding", "Postgres", "Redis", "CLibCrypto", jwt,
                 crypto, cryptoExtras, metrics,
                 logging, lifecycle,
             ],

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLaunch
 import ServiceLifecycle
 import ServiceProtocol
 
@@ -19,7 +20,6 @@ public enum ServiceMain {
         start: Start
     ) async -> Never {
         let env = EnvironmentReader()
-        MallocSettings.apply(env)
         do {
             try EventLoops.install(env, share: eventLoops)
         } catch {
@@ -35,6 +35,7 @@ public enum ServiceMain {
         MetricsSetup.bootstrap()
         var logger = Logger(label: name)
         logger.logLevel = common.logLevel
+        logTuning(logger: logger)
         if common.environment == .development, env.optional("SERVICE_TOKEN") == nil {
             logger.warning("SERVICE_TOKEN is not set: using the development token")
         }
@@ -62,5 +63,15 @@ public enum ServiceMain {
     private static func fail(_ name: String, _ error: any Error) -> Never {
         FileHandle.standardError.write(Data("\(name): configuration error: \(error)\n".utf8))
         exit(2)
+    }
+
+    /// The process tuning this service started with (ServiceLaunch's `LaunchTuning` decides it
+    /// in the launcher; docs/deploy.md, "Tuning"), in one line at start.
+    static func logTuning(logger: Logger) {
+        var metadata: Logger.Metadata = [:]
+        for (key, value) in LaunchTuning.startupMetadata(environment: ProcessInfo.processInfo.environment) {
+            metadata[key] = .string(value)
+        }
+        logger.info("Process tuning", metadata: metadata)
     }
 }

@@ -54,11 +54,12 @@ public enum LatchkeyService: String, CaseIterable, Sendable {
         "usage: \(executableName) {\(allCases.map(\.rawValue).joined(separator: "|"))} [arguments]\n"
     }
 
-    /// Replaces this process (same pid, same environment) with `latchkey-services` from the
-    /// folder of the running executable, running `self` with `arguments` (the process's own,
-    /// the executable's path first). Returns only if it could not: it then writes why to
-    /// standard error and exits with 127.
+    /// Replaces this process (same pid, same environment plus `LaunchTuning`'s settings) with
+    /// `latchkey-services` from the folder of the running executable, running `self` with
+    /// `arguments` (the process's own, the executable's path first). Returns only if it could
+    /// not: it then writes why to standard error and exits with 127.
     public func execLatchkeyServices(arguments: [String]) -> Never {
+        LaunchTuning.apply(for: self)
         let folder = Self.folderOfRunningExecutable(fallback: arguments.first ?? ".")
         let path = folder + "/" + Self.executableName
         let argv = [arguments.first ?? self.rawValue, self.rawValue] + arguments.dropFirst()

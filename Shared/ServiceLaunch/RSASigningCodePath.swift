@@ -9,9 +9,10 @@ import Darwin
 /// where there are both, else AVX2 (for the two 1024-bit halves of an RSA-2048 private key).
 /// On AMD's family 19h processors without AVX-512 IFMA (Zen 3: EPYC Milan, Ryzen 5000) the
 /// AVX2 routine is the faster: an RSA-2048 signature, the largest single cost of a sign-in and
-/// a refresh, takes 13-20 % less time on it (docs/benchmarks.md). There `tokens` hides ADX from
-/// OpenSSL (`OPENSSL_ia32cap`, OpenSSL's documented switch, read once when libcrypto loads),
-/// which turns its AVX2 routine on; everywhere else OpenSSL's own choice stands.
+/// a refresh, takes 13-20 % less time on it (docs/benchmarks.md). There the launcher starts
+/// `tokens` with ADX hidden from OpenSSL (`OPENSSL_ia32cap`, OpenSSL's documented switch, read
+/// once when libcrypto loads; `LaunchTuning`), which turns its AVX2 routine on; everywhere else
+/// OpenSSL's own choice stands.
 ///
 /// An operator's `OPENSSL_ia32cap` always wins (`:~0` keeps OpenSSL's own choice). Only the
 /// system OpenSSL that `RS256Signer` and libpq use reads it; JWTKit's and swift-crypto's
@@ -48,24 +49,6 @@ public enum RSASigningCodePath {
             flags.isSuperset(of: ["avx2", "bmi2", "adx"]), !flags.contains("avx512ifma")
         else { return nil }
         return self.avx2Capabilities
-    }
-
-    /// For `tokens`, before anything else runs: when this machine's processor wants OpenSSL's
-    /// AVX2 routine and the environment says nothing, sets `OPENSSL_ia32cap` and replaces this
-    /// process (same pid, same `arguments`) with a fresh start of its own executable, so that
-    /// libcrypto loads with it. Returns when there is nothing to do, or when the new start
-    /// failed (the service then runs on OpenSSL's own choice).
-    public static func restartOnFasterCodeIfNeeded(arguments: [String]) {
-        #if os(Linux) && arch(x86_64)
-        guard getenv(self.variable) == nil, let cpuinfo = Self.contents(of: "/proc/cpuinfo"),
-            let capabilities = self.capabilities(cpuinfo: cpuinfo)
-        else { return }
-        setenv(self.variable, capabilities, 1)
-        let reason = ProcessImage.replace(with: "/proc/self/exe", arguments: arguments)
-        // Still here: say so, run as we are, and leave OpenSSL's choice visible as it is.
-        ProcessImage.complain("cannot start again with \(self.variable)=\(capabilities): \(reason); signing on OpenSSL's own choice of code")
-        unsetenv(self.variable)
-        #endif
     }
 
     /// A text file's contents (up to 1 MiB), nil when it cannot be read.

@@ -5,7 +5,7 @@ import Testing
 import TokensAPI
 
 /// `tokens` signs on OpenSSL's AVX2 routine where that is the faster (AMD family 19h without
-/// AVX-512 IFMA), by starting itself again with `OPENSSL_ia32cap`; an operator's value wins.
+/// AVX-512 IFMA): its launcher starts it with `OPENSSL_ia32cap` (`LaunchTuning`); an operator's value wins.
 @Suite(.timeLimit(.minutes(5))) struct RSASigningCodePathTests {
     /// A `/proc/cpuinfo` of two processors of one model.
     static func cpuinfo(vendor: String, family: Int, flags: String) -> String {
@@ -71,9 +71,9 @@ import TokensAPI
         backend.process.terminate()
         #expect(await backend.process.waitForExit(timeout: .seconds(60)) == 0)
         if let expected {
-            #expect(backend.process.stdout.contains("tokens.openssl_ia32cap=\(expected)"), "\(backend.process.stdout)")
+            #expect(backend.process.stdout.contains("OPENSSL_ia32cap=\(expected)"), "\(backend.process.stdout)")
         } else {
-            #expect(!backend.process.stdout.contains("tokens.openssl_ia32cap"), "\(backend.process.stdout)")
+            #expect(!backend.process.stdout.contains("OPENSSL_ia32cap="), "\(backend.process.stdout)")
         }
     }
 
@@ -83,11 +83,16 @@ import TokensAPI
         let tokens = try await BackendProcess.started("tokens", [RSASigningCodePath.variable: ":~0", "LOG_LEVEL": "info", "LOG_FORMAT": "text"])
         #expect(try Self.environment(of: tokens.process)[RSASigningCodePath.variable] == ":~0")
         let identity = try await BackendProcess.started("identity")
-        #expect(try Self.environment(of: identity.process)[RSASigningCodePath.variable] == nil)
+        let identityEnvironment = try Self.environment(of: identity.process)
+        #expect(identityEnvironment[RSASigningCodePath.variable] == nil)
+        // Every service gets the malloc thresholds from its launcher, which says so for the
+        // start-up line (glibc cuts the variable at its first `:` once it has read it).
+        #expect(identityEnvironment["GLIBC_TUNABLES"].map { LaunchTuning.mallocTunables.hasPrefix($0) && !$0.isEmpty } == true)
+        #expect(identityEnvironment[LaunchTuning.recordVariable] == "GLIBC_TUNABLES=" + LaunchTuning.mallocTunables)
         for backend in [tokens, identity] {
             backend.process.terminate()
             #expect(await backend.process.waitForExit(timeout: .seconds(60)) == 0)
         }
-        #expect(tokens.process.stdout.contains("tokens.openssl_ia32cap=:~0"), "\(tokens.process.stdout)")
+        #expect(tokens.process.stdout.contains("tuning.operator.OPENSSL_ia32cap=:~0"), "\(tokens.process.stdout)")
     }
 }

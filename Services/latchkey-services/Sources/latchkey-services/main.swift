@@ -25,8 +25,6 @@ case .tokens:
     if request.arguments.first == "keygen" {
         exit(KeygenCommand.run(arguments: Array(request.arguments.dropFirst()), env: EnvironmentReader()))
     }
-    // On processors where OpenSSL's AVX2 routine signs faster, start again with it on.
-    RSASigningCodePath.restartOnFasterCodeIfNeeded(arguments: CommandLine.arguments)
     // A loop per CPU: signing is most of its work (EventLoops.Share.all).
     await ServiceMain.run(
         name: TokensApp.name, eventLoops: .all, commonConfiguration: TokensApp.commonConfiguration, start: TokensApp.start)

@@ -2,7 +2,6 @@ import Logging
 import Postgres
 import Redis
 import ServiceKit
-import ServiceLaunch
 import ServiceLifecycle
 import ServiceProtocol
 
@@ -53,9 +52,6 @@ public enum TokensApp {
                 activationDelay: configuration.signingKeyActivationDelay, generateIfMissing: configuration.environment == .development, logger: logger)
         } catch let error as SigningKeyError {
             throw ConfigurationError.insecure("SIGNING_KEYS_DIR", "\(error)")
-        }
-        if let capabilities = env.optional(RSASigningCodePath.variable) {
-            logger.info("OpenSSL's CPU capabilities narrowed by \(RSASigningCodePath.variable)", metadata: ["tokens.openssl_ia32cap": "\(capabilities)"])
         }
         let postgres = try await BackendBootstrap.postgres(
             env, schema: Self.schema, migrations: Self.migrations, logger: logger)
