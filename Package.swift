@@ -84,8 +84,11 @@ let package = Package(
         .target(name: "Redis", dependencies: ["CHiredis", "CLibSSL", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Redis"),
         .target(
             name: "ServiceKit",
-            dependencies: ["ServiceProtocol", "ServiceLaunch", "Postgres", "Redis", "TextCoding", nio, nioPosix, logging, lifecycle, metrics, prometheus, hummingbird],
+            dependencies: ["ServiceProtocol", "ServiceLaunch", "Redis", "TextCoding", nio, nioPosix, logging, lifecycle, metrics, prometheus, hummingbird],
             path: "Shared/ServiceKit"),
+        // What a backend on Postgres adds to ServiceKit: its pool with migrations applied, and
+        // Postgres failures as RPC codes (the gateway keeps none, so links no libpq).
+        .target(name: "PostgresService", dependencies: ["Postgres", "ServiceKit", "ServiceProtocol", logging], path: "Shared/PostgresService"),
 
         // Services: a library with the logic each, all four run by one executable
         // (`latchkey-services`: their common code is in memory once), and a launcher each that
@@ -99,7 +102,7 @@ let package = Package(
         .target(
             name: "IdentityService",
             dependencies: [
-                "IdentityAPI", "ServiceKit", "ServiceProtocol", "CompactJSON", "TextCoding", "Postgres", "Redis", jwt, crypto, httpClient, metrics,
+                "IdentityAPI", "ServiceKit", "PostgresService", "ServiceProtocol", "CompactJSON", "TextCoding", "Postgres", "Redis", jwt, crypto, httpClient, metrics,
                 logging, lifecycle, nio,
                 nioHTTP1,
             ],
@@ -111,7 +114,7 @@ let package = Package(
         .target(
             name: "TokenService",
             dependencies: [
-                "TokensAPI", "TokensJWT", "CompactJSON", "ServiceKit", "ServiceProtocol", "TextCoding", "Postgres", "Redis", "CLibCrypto", jwt,
+                "TokensAPI", "TokensJWT", "CompactJSON", "ServiceKit", "PostgresService", "ServiceProtocol", "TextCoding", "Postgres", "Redis", "CLibCrypto", jwt,
                 crypto, cryptoExtras, metrics,
                 logging, lifecycle,
             ],
@@ -120,7 +123,7 @@ let package = Package(
         .target(name: "ContentStateAPI", dependencies: ["ServiceProtocol", "TextCoding", "CompactJSON"], path: "Services/content-state/Sources/ContentStateAPI"),
         .target(
             name: "ContentStateService",
-            dependencies: ["ContentStateAPI", "ServiceKit", "ServiceProtocol", "TextCoding", "Postgres", logging, lifecycle],
+            dependencies: ["ContentStateAPI", "ServiceKit", "PostgresService", "ServiceProtocol", "TextCoding", "Postgres", logging, lifecycle],
             path: "Services/content-state/Sources/ContentStateService",
             resources: [.embedInCode("Migrations")]),
         .executableTarget(
@@ -219,7 +222,7 @@ let package = Package(
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
-                "ServiceKit", "ServiceProtocol", "Postgres", "Redis", "CGlibcExtras", "TestSupport", hummingbird, logging,
+                "ServiceKit", "PostgresService", "ServiceProtocol", "Postgres", "Redis", "CGlibcExtras", "TestSupport", hummingbird, logging,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),
         .testTarget(name: "TextCodingTests", dependencies: ["TextCoding"]),
@@ -231,19 +234,19 @@ let package = Package(
         .testTarget(
             name: "IdentityServiceTests",
             dependencies: [
-                "IdentityService", "IdentityAPI", "MockIdentityProvider", "Postgres", "Redis", "ServiceKit", "ServiceProtocol", "CompactJSON", "TextCoding",
+                "IdentityService", "IdentityAPI", "MockIdentityProvider", "Postgres", "Redis", "ServiceKit", "PostgresService", "ServiceProtocol", "CompactJSON", "TextCoding",
                 "TestSupport", jwt, crypto, logging,
             ]),
         .testTarget(
             name: "TokenServiceTests",
             dependencies: [
-                "TokenService", "TokensAPI", "TokensJWT", "TextCoding", "CompactJSON", "TestSupport", "ServiceKit", "ServiceProtocol", "Postgres", "Redis", jwt, crypto, cryptoExtras,
+                "TokenService", "TokensAPI", "TokensJWT", "TextCoding", "CompactJSON", "TestSupport", "ServiceKit", "PostgresService", "ServiceProtocol", "Postgres", "Redis", jwt, crypto, cryptoExtras,
                 logging, lifecycle,
             ]),
         .testTarget(
             name: "ContentStateServiceTests",
             dependencies: [
-                "ContentStateService", "ContentStateAPI", "CompactJSON", "TextCoding", "ServiceKit", "ServiceProtocol", "Postgres", "TestSupport", logging, nio,
+                "ContentStateService", "ContentStateAPI", "CompactJSON", "TextCoding", "ServiceKit", "PostgresService", "ServiceProtocol", "Postgres", "TestSupport", logging, nio,
                 nioFoundation,
             ]),
         .testTarget(

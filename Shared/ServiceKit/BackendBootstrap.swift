@@ -1,32 +1,13 @@
 import Foundation
 import Logging
 import NIOCore
-import Postgres
 import Redis
 import ServiceLifecycle
 import ServiceProtocol
 
-/// The pieces every backend service starts the same way: its Postgres pool with migrations
-/// applied, its Redis client, and its RPC server.
+/// The pieces every backend service starts the same way: its Redis client, its RPC server and
+/// its operations server (a backend on Postgres adds its pool: module PostgresService).
 public enum BackendBootstrap {
-    /// Opens the pool from `DATABASE_URL` (`DATABASE_POOL_SIZE`, default 8) and applies the
-    /// service's migrations, waiting up to `startupTimeout` for Postgres to accept connections.
-    public static func postgres(
-        _ env: EnvironmentReader, schema: String, migrations: [Migration], logger: Logger,
-        startupTimeout: Duration = .seconds(30)
-    ) async throws -> PostgresClient {
-        let url = try env.required("DATABASE_URL")
-        guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
-            throw ConfigurationError.invalid("DATABASE_URL", "a postgres:// URL")
-        }
-        let poolSize = try env.int("DATABASE_POOL_SIZE", default: 8, range: 1...200)
-        let client = PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: poolSize), logger: logger)
-        try await retryingAtStart("Postgres", timeout: startupTimeout, logger: logger) {
-            try await Migrator.migrate(client, schema: schema, migrations: migrations, logger: logger)
-        }
-        return client
-    }
-
     /// The Redis client from `REDIS_URL` (`REDIS_POOL_SIZE`, default 4), once it answers PING.
     /// A `rediss://` URL speaks TLS, trusting `REDIS_TLS_CA_FILE` (else the system's authorities)
     /// and presenting `REDIS_TLS_CERT_FILE`/`REDIS_TLS_KEY_FILE` when the server asks for a client
@@ -109,7 +90,7 @@ public enum BackendBootstrap {
 
     /// Runs `body` until it succeeds or `timeout` passes, so a service started together with
     /// its database (docker compose) waits for it instead of exiting.
-    static func retryingAtStart(
+    public static func retryingAtStart(
         _ what: String, timeout: Duration, logger: Logger, _ body: () async throws -> Void
     ) async throws {
         let deadline = ContinuousClock.now + timeout
@@ -146,10 +127,6 @@ public struct ShutdownAction: Service {
 }
 
 extension HealthCheck {
-    public static func postgres(_ client: PostgresClient) -> HealthCheck {
-        HealthCheck("postgres") { try await client.ping() }
-    }
-
     public static func redis(_ client: RedisClient) -> HealthCheck {
         HealthCheck("redis") { try await client.ping() }
     }

@@ -1,10 +1,9 @@
-import Postgres
 import Redis
 import ServiceProtocol
 
 // The one place where a failure of Postgres or Redis becomes a code of the RPC error catalogue,
 // for every service alike: a handler lets the store's error go, and the router answers with
-// the code given here.
+// the code given here (Postgres' conformance is in PostgresService, with the Postgres pool).
 //
 // - `service_unavailable` (retryable): the store cannot be reached or refused the work for
 //   now: a connection that fails or breaks, a pool with no free connection in time, and the
@@ -13,22 +12,6 @@ import ServiceProtocol
 //   memory, read-only or without its master.
 // - `internal` (logged by the router, never shown): everything else, a bug of ours (a
 //   constraint, a syntax or a decoding error).
-
-extension PostgresError: RPCErrorConvertible {
-    public var rpcError: RPCError {
-        self.meansUnavailable ? StoreFailure.unavailable : .internalError
-    }
-
-    /// The server could not be reached, or refused the work for lack of resources or by an
-    /// operator's or its own shutdown.
-    public var meansUnavailable: Bool {
-        switch self {
-        case .connectionFailed, .connectionLost, .poolTimeout, .clientShutDown: true
-        case .query(let state, _): StoreFailure.unavailableSQLStateClasses.contains(String(state.prefix(2)))
-        case .uniqueViolation, .decoding, .invalidParameter: false
-        }
-    }
-}
 
 extension RedisError: RPCErrorConvertible {
     public var rpcError: RPCError {
@@ -45,9 +28,8 @@ extension RedisError: RPCErrorConvertible {
     }
 }
 
-/// What the mapping above answers with.
-enum StoreFailure {
-    static let unavailable = RPCError(.serviceUnavailable, "The service is temporarily unavailable, please try again")
-    static let unavailableSQLStateClasses: Set<String> = ["08", "53", "57"]
+/// What the mappings answer with.
+public enum StoreFailure {
+    public static let unavailable = RPCError(.serviceUnavailable, "The service is temporarily unavailable, please try again")
     static let unavailableRedisReplies = ["LOADING", "BUSY", "OOM", "READONLY", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS"]
 }

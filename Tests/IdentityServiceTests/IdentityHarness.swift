@@ -4,6 +4,7 @@ import IdentityService
 import Logging
 import MockIdentityProvider
 import Postgres
+import PostgresService
 import Redis
 import ServiceKit
 import ServiceProtocol

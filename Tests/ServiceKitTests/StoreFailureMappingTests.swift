@@ -1,4 +1,5 @@
 import Postgres
+import PostgresService
 import Redis
 import ServiceKit
 import ServiceProtocol

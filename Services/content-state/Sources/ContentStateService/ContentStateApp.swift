@@ -1,5 +1,6 @@
 import Logging
 import Postgres
+import PostgresService
 import ServiceKit
 import ServiceLifecycle
 import ServiceProtocol

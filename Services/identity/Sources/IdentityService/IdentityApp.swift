@@ -1,5 +1,6 @@
 import Logging
 import Postgres
+import PostgresService
 import Redis
 import ServiceKit
 import ServiceLifecycle
