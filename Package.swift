@@ -226,6 +226,8 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),
         .testTarget(name: "TextCodingTests", dependencies: ["TextCoding"]),
+        .testTarget(name: "CompactJSONTests", dependencies: ["CompactJSON", "TextCoding"]),
+        .testTarget(name: "TokensJWTTests", dependencies: ["TokensJWT", jwt]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
         .target(name: "TestSupport", dependencies: ["Redis", "Postgres", "ServiceProtocol", "CompactJSON", logging, jwt], path: "Tests/TestSupport"),
         .testTarget(
