@@ -1,3 +1,4 @@
+import TextCoding
 import TokensAPI
 import Foundation
 import ServiceProtocol

@@ -1,5 +1,5 @@
 import Foundation
-import ServiceProtocol
+import TextCoding
 import Testing
 
 @Suite struct RFC3339Tests {

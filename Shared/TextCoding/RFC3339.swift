@@ -1,8 +1,9 @@
 import Foundation
-import TextCoding
 
-/// Times on the wire, in every service's params and results: RFC 3339 in UTC with
-/// milliseconds, e.g. `2026-11-22T10:04:05.123Z`.
+/// Times on the wire, in every service's params and results and the public API: RFC 3339 in
+/// UTC with milliseconds, e.g. `2026-11-22T10:04:05.123Z`. The one implementation of the
+/// project's servers (`RFC3339Milliseconds` does the arithmetic; the client library, a package
+/// of its own, has its own).
 public enum RFC3339 {
     /// Milliseconds are kept, finer digits dropped (rounded to the microsecond first, so that a
     /// time read from this form is written back exactly).
@@ -38,29 +39,5 @@ public enum RFC3339 {
         }
         return (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt).parse(text))
             ?? (try? Date.ISO8601FormatStyle(timeZone: .gmt).parse(text))
-    }
-}
-
-extension KeyedEncodingContainer {
-    public mutating func encodeTimestamp(_ date: Date?, forKey key: Key) throws {
-        try self.encode(date.map(RFC3339.format), forKey: key)
-    }
-}
-
-extension KeyedDecodingContainer {
-    public func decodeTimestamp(forKey key: Key) throws -> Date {
-        let text = try self.decode(String.self, forKey: key)
-        guard let date = RFC3339.parse(text) else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not an RFC 3339 time")
-        }
-        return date
-    }
-
-    public func decodeTimestampIfPresent(forKey key: Key) throws -> Date? {
-        guard let text = try self.decodeIfPresent(String.self, forKey: key) else { return nil }
-        guard let date = RFC3339.parse(text) else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not an RFC 3339 time")
-        }
-        return date
     }
 }
