@@ -42,8 +42,11 @@ extension RedisConnection {
     }
 
     /// The next whole reply, reading from the session as needed; nil when `deadline` passed
-    /// first (bytes of a partial reply stay in the reader for the next call).
-    func nextReply(over tls: RedisTLSStream, until deadline: ContinuousClock.Instant) throws(RedisError) -> RedisValue? {
+    /// or `wake` became readable first (bytes of a partial reply stay in the reader for the
+    /// next call).
+    func nextReply(
+        over tls: RedisTLSStream, until deadline: ContinuousClock.Instant, wakingOn wake: Int32 = -1
+    ) throws(RedisError) -> RedisValue? {
         while true {
             var reply: UnsafeMutableRawPointer?
             guard redisGetReplyFromReader(rawContext, &reply) == REDIS_OK else { throw failure() }
@@ -51,7 +54,7 @@ extension RedisConnection {
                 defer { freeReplyObject(reply) }
                 return try RedisValue(reply: reply.assumingMemoryBound(to: redisReply.self))
             }
-            guard try tls.feed(rawContext.pointee.reader, until: deadline) else { return nil }
+            guard try tls.feed(rawContext.pointee.reader, until: deadline, wakingOn: wake) else { return nil }
         }
     }
 }

@@ -11,11 +11,11 @@ import Darwin
 
 /// Owns one pub/sub connection and the thread that reads it, feeding an `AsyncStream`.
 ///
-/// The reader blocks in `poll` for at most ``readSlice`` at a time, so a cancellation is
-/// seen within that slice. A lost connection is reopened with backoff and resubscribed;
-/// an idle one is probed with `PING` so a silently dead peer is noticed too.
+/// The reader blocks in `poll` on the socket and on a `WakePipe` until a message arrives, the
+/// next `PING` is due, or `cancel()` wakes it. A lost connection is reopened with backoff and
+/// resubscribed (the backoff's wait also ends at a cancel); an idle one is probed with `PING`
+/// so a silently dead peer is noticed too.
 final class RedisSubscriber: Sendable {
-    static let readSlice: Int32 = 250  // milliseconds
     static let pingAfterSilence = TimeAmount.seconds(10)
 
     let channels: [String]
@@ -26,6 +26,7 @@ final class RedisSubscriber: Sendable {
     private let onStatus: (@Sendable (RedisSubscription.Status) -> Void)?
     private let thread = NIOThreadPool(numberOfThreads: 1)
     private let isCancelled = Atomic<Bool>(false)
+    private let wake = WakePipe()
 
     init(
         channels: [String], configuration: RedisConfiguration, logger: Logger,
@@ -61,10 +62,11 @@ final class RedisSubscriber: Sendable {
         }
     }
 
-    /// Ends the stream now; the reader thread notices within one read slice and closes the connection.
+    /// Ends the stream now and wakes the reader thread, which closes the connection.
     func cancel() {
         guard !isCancelled.exchange(true, ordering: .relaxed) else { return }
         continuation.finish()
+        wake.signal()
     }
 
     /// Cancels and waits until the reader thread has exited.
@@ -98,15 +100,20 @@ final class RedisSubscriber: Sendable {
                 continue
             }
             do {
-                if let reply = try current.readReply(waitingUpTo: Self.readSlice) {
+                // Silent for `pingAfterSilence`: PING; silent `commandTimeout` more: lost.
+                let due = lastHeard + Self.pingAfterSilence + (pingSent ? TimeAmount(configuration.commandTimeout) : .zero)
+                let now = NIODeadline.now()
+                if now >= due {
+                    guard !pingSent else { throw RedisError.timeout }
+                    try current.send(RedisCommand(["PING"]))
+                    pingSent = true
+                    continue
+                }
+                let milliseconds = Int32(clamping: (due - now).nanoseconds / 1_000_000 + 1)
+                if let reply = try current.readReply(waitingUpTo: milliseconds, wakingOn: wake.descriptor) {
                     lastHeard = .now()
                     pingSent = false
                     deliver(reply)
-                } else if !pingSent, NIODeadline.now() - lastHeard > Self.pingAfterSilence {
-                    try current.send(RedisCommand(["PING"]))
-                    pingSent = true
-                } else if pingSent, NIODeadline.now() - lastHeard > Self.pingAfterSilence + TimeAmount(configuration.commandTimeout) {
-                    throw RedisError.timeout
                 }
             } catch {
                 logger.warning("Redis subscription connection lost; resubscribing", metadata: ["redis.error": "\(error)"])
@@ -136,13 +143,9 @@ final class RedisSubscriber: Sendable {
         return nil
     }
 
+    /// Waits `amount`, or less when `cancel()` wakes the thread.
     private func sleepUnlessCancelled(_ amount: TimeAmount) {
-        let end = NIODeadline.now() + amount
-        while !isCancelled.load(ordering: .relaxed) {
-            let remaining = min(end - NIODeadline.now(), .milliseconds(Int64(Self.readSlice)))
-            guard remaining > .zero else { return }
-            usleep(UInt32(remaining.nanoseconds / 1000))
-        }
+        wake.wait(milliseconds: Int32(clamping: amount.nanoseconds / 1_000_000))
     }
 
     private func deliver(_ reply: RedisValue) {

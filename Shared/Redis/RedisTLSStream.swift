@@ -81,8 +81,11 @@ final class RedisTLSStream {
     }
 
     /// Reads what arrives by `deadline` into hiredis's `reader`: true when bytes were fed,
-    /// false when the deadline passed without any. A closed or failed session throws.
-    func feed(_ reader: UnsafeMutablePointer<redisReader>, until deadline: ContinuousClock.Instant) throws(RedisError) -> Bool {
+    /// false when the deadline passed (or `wake`, -1 for none, became readable) without any.
+    /// A closed or failed session throws.
+    func feed(
+        _ reader: UnsafeMutablePointer<redisReader>, until deadline: ContinuousClock.Instant, wakingOn wake: Int32 = -1
+    ) throws(RedisError) -> Bool {
         while true {
             ERR_clear_error()
             let count = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
@@ -95,7 +98,7 @@ final class RedisTLSStream {
             }
             let code = SSL_get_error(ssl, count)
             guard code == SSL_ERROR_WANT_READ || code == SSL_ERROR_WANT_WRITE else { throw .connectionLost }
-            guard try wait(for: code, until: deadline) else { return false }
+            guard try wait(for: code, until: deadline, wakingOn: wake) else { return false }
         }
     }
 
@@ -111,18 +114,18 @@ final class RedisTLSStream {
         return count > 0 || SSL_get_error(ssl, count) != SSL_ERROR_WANT_READ
     }
 
-    /// Waits until the socket is ready for what OpenSSL asked (`code`), or `deadline`: false
-    /// when the deadline passed first.
-    private func wait(for code: Int32, until deadline: ContinuousClock.Instant) throws(RedisError) -> Bool {
+    /// Waits until the socket is ready for what OpenSSL asked (`code`), or `deadline`, or `wake`
+    /// (-1 for none) is readable: false when the deadline or the wake-up came first.
+    private func wait(for code: Int32, until deadline: ContinuousClock.Instant, wakingOn wake: Int32 = -1) throws(RedisError) -> Bool {
         let events = code == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN
         while true {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { return false }
             let (seconds, attoseconds) = remaining.components
             let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
-            var descriptor = pollfd(fd: socket, events: Int16(events), revents: 0)
-            let ready = poll(&descriptor, 1, milliseconds)
-            if ready > 0 { return true }
+            var descriptors = [pollfd(fd: socket, events: Int16(events), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&descriptors, 2, milliseconds)
+            if ready > 0 { return descriptors[0].revents != 0 }
             if ready < 0 && errno != EINTR { throw .connectionLost }
         }
     }

@@ -126,13 +126,22 @@ extension RPCClient {
     }
 
     private func register(_ connection: RPCClientConnection, for slot: Slot) -> Bool {
-        self.state.withLock { state in
-            guard state.wanted.contains(slot) else { return false }
+        let (registered, waiters) = self.state.withLock { state in
+            guard state.wanted.contains(slot) else { return (false, [CheckedContinuation<Void, Never>]()) }
             state.live[slot] = connection
             state.healthy.append(connection)
             self.metrics.healthyConnections.increment()
-            return true
+            var parked: [CheckedContinuation<Void, Never>] = []
+            for (id, waiter) in state.waiters {
+                guard case .waiting(let continuation) = waiter else { continue }
+                parked.append(continuation)
+                state.waiters[id] = .expired
+            }
+            return (true, parked)
         }
+        // Calls that waited for a healthy connection go on now.
+        for waiter in waiters { waiter.resume() }
+        return registered
     }
 
     private func unregister(_ connection: RPCClientConnection, for slot: Slot) {

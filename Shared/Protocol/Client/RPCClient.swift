@@ -79,6 +79,16 @@ public final class RPCClient: Service, Sendable {
         var wanted: Set<Slot> = []
         var live: [Slot: RPCClientConnection] = [:]
         var addresses: [String: SocketAddress] = [:]
+        /// Calls waiting for a connection to become healthy, woken by `register` (or their deadline).
+        var waiters: [UInt64: Waiter] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    /// A call waiting for a healthy connection; `expired` when its deadline (or cancellation)
+    /// came before it could park, so that it does not park at all.
+    enum Waiter {
+        case waiting(CheckedContinuation<Void, Never>)
+        case expired
     }
 
     public let configuration: Configuration
@@ -194,9 +204,49 @@ public final class RPCClient: Service, Sendable {
             case .allTried: return nil
             case .noneHealthy:
                 guard ContinuousClock.now < deadline else { return nil }
-                try await Task.sleep(for: .milliseconds(5))
+                await self.waitForHealthyConnection(until: deadline)
+                try Task.checkCancellation()
             }
         }
+    }
+
+    /// Returns once a connection is healthy (`register` wakes the waiters), at `deadline`, or
+    /// when the calling task is cancelled, whichever comes first.
+    private func waitForHealthyConnection(until deadline: ContinuousClock.Instant) async {
+        let id = self.state.withLock { state in
+            defer { state.nextWaiter &+= 1 }
+            return state.nextWaiter
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    let parked = self.state.withLock { state in
+                        if !state.healthy.isEmpty || state.waiters.removeValue(forKey: id) != nil { return false }
+                        state.waiters[id] = .waiting(continuation)
+                        return true
+                    }
+                    if !parked { continuation.resume() }
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+            }
+            await group.next()
+            group.cancelAll()
+            // Whichever ended first, the other must end too: wake the parked call, or keep it
+            // from parking.
+            let parked = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
+                switch state.waiters.removeValue(forKey: id) {
+                case .waiting(let continuation): return continuation
+                case .expired, nil:
+                    state.waiters[id] = .expired
+                    return nil
+                }
+            }
+            parked?.resume()
+        }
+        // Both children ended: nothing of this call is left in the state.
+        self.state.withLock { _ = $0.waiters.removeValue(forKey: id) }
     }
 
     /// What `pick(excluding:)` found.

@@ -2,7 +2,9 @@ import Logging
 import NIOCore
 
 /// One server connection: checks `hello` first, then starts a task per request so requests
-/// run concurrently, and writes each response when it is ready (in any order).
+/// run concurrently, and writes each response when it is ready (in any order). The connection
+/// owns its requests' tasks: when it closes (the peer went away, or the server shut it), those
+/// still running are cancelled, so no request outlives its connection.
 ///
 /// It does no method work itself (that is `RPCServerCore`'s, in the tasks). It keeps at most
 /// `maximumConcurrentRequestsPerConnection` requests running by pausing reads, and when its
@@ -21,7 +23,10 @@ final class RPCServerConnectionHandler: ChannelDuplexHandler {
     private let core: RPCServerCore
     private var logger: Logger
     private var state = State.awaitingHello
-    private var inFlight = 0
+    /// The running requests' tasks, by number; each removes itself when its response is written.
+    private var requests: [UInt64: Task<Void, Never>] = [:]
+    private var nextRequest: UInt64 = 0
+    private var inFlight: Int { requests.count }
     private var inputClosed = false
     private var readHeld = false
     /// Closes the connection if no good `hello` came in time; cancelled by one.
@@ -51,6 +56,9 @@ final class RPCServerConnectionHandler: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         self.helloDeadline?.cancel()
         self.helloDeadline = nil
+        // Nobody can read these responses any more.
+        for task in self.requests.values { task.cancel() }
+        self.requests.removeAll()
         context.fireChannelInactive()
     }
 
@@ -70,33 +78,37 @@ final class RPCServerConnectionHandler: ChannelDuplexHandler {
                 self.closeAfterWriting(reply, context: context)
             }
         case .ready(let caller):
-            self.inFlight += 1
+            let number = self.nextRequest
+            self.nextRequest &+= 1
             let core = self.core
             let logger = self.logger
             let eventLoop = context.eventLoop
             let loopBound = NIOLoopBound((self, context), eventLoop: eventLoop)
-            // An unstructured task inherits no executor preference: it is given the services' one.
-            Task(executorPreference: EventLoopTaskExecutor.shared) {
+            // A task the connection owns (see `requests`); it inherits no executor preference,
+            // so it is given the services' one.
+            let task = Task(executorPreference: EventLoopTaskExecutor.shared) {
                 let response = await core.respond(to: frame, caller: caller, logger: logger)
                 // The task usually runs on the channel's own event loop (Swift Concurrency runs
                 // on the loops in the services); then the response goes out without a hop.
                 if eventLoop.inEventLoop {
                     let (handler, context) = loopBound.value
-                    handler.requestFinished(response, context: context)
+                    handler.requestFinished(number, response, context: context)
                 } else {
                     eventLoop.execute {
                         let (handler, context) = loopBound.value
-                        handler.requestFinished(response, context: context)
+                        handler.requestFinished(number, response, context: context)
                     }
                 }
             }
+            self.requests[number] = task
         case .closing:
             break
         }
     }
 
-    private func requestFinished(_ response: ByteBuffer, context: ChannelHandlerContext) {
-        self.inFlight -= 1
+    private func requestFinished(_ number: UInt64, _ response: ByteBuffer, context: ChannelHandlerContext) {
+        // Gone already when the connection closed meanwhile: nothing to write to.
+        guard self.requests.removeValue(forKey: number) != nil else { return }
         context.writeAndFlush(self.wrapOutboundOut(response), promise: nil)
         if self.readHeld, self.inFlight < self.core.configuration.maximumConcurrentRequestsPerConnection {
             self.readHeld = false

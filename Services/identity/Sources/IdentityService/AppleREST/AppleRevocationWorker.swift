@@ -17,7 +17,6 @@ final class AppleRevocationWorker: Service, Sendable {
     private let logger: Logger
     private let wakeUps: AsyncStream<Void>
     private let wakeUp: AsyncStream<Void>.Continuation
-    private let dueAt = Mutex(ContinuousClock.now)
 
     init(postgres: PostgresClient, client: AppleTokenClient, cipher: RefreshTokenCipher, logger: Logger) {
         self.postgres = postgres
@@ -34,20 +33,22 @@ final class AppleRevocationWorker: Service, Sendable {
 
     func run() async throws {
         await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                // A cheap timer: rings when the next retry (or poll) is due; no query while idle.
-                group.addTask {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: .milliseconds(250))
-                        if ContinuousClock.now >= self.dueAt.withLock({ $0 }) { self.wakeUp.yield() }
-                    }
+            // One timer at a time rings when the next retry (or poll) is due, and a nudge comes
+            // sooner; no query while idle. The first look is at start.
+            let timer = Mutex<Task<Void, Never>?>(nil)
+            self.wakeUp.yield()
+            for await _ in self.wakeUps {
+                let wait = await self.drain()
+                let next = Task { [wakeUp] in
+                    try? await Task.sleep(for: wait)
+                    if !Task.isCancelled { wakeUp.yield() }
                 }
-                for await _ in self.wakeUps {
-                    let wait = await self.drain()
-                    self.dueAt.withLock { $0 = .now + wait }
+                timer.withLock { current in
+                    current?.cancel()
+                    current = next
                 }
-                group.cancelAll()
             }
+            timer.withLock { $0?.cancel() }
         } onGracefulShutdown: {
             self.wakeUp.finish()
         }
