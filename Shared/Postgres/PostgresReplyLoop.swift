@@ -10,6 +10,8 @@ import Synchronization
 /// `await` registers the connection's socket (one-shot: re-armed while a reply is incomplete);
 /// the loop reads the reply under the connection's lock and resumes the caller. `stop()` ends
 /// the thread once no statement waits any more.
+///
+/// A lock, not an actor: every query's reply is handed over here between its thread and its caller.
 final class PostgresReplyLoop: Sendable {
     private struct Waiting {
         let connection: PostgresConnection

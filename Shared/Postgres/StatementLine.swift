@@ -19,6 +19,8 @@ import Synchronization
 /// a round trip) is paid once. See docs/benchmarks.md.
 ///
 /// A waiting call is not given up when its caller is cancelled: it runs when its turn comes.
+///
+/// A lock, not an actor: every write and page read joins a line here (a per-request hot path).
 public final class StatementLine<Key: Hashable & Sendable, Call: Sendable, Outcome: Sendable>: Sendable {
     /// How many statements of one key run at once.
     public let statementsAtOnce: Int

@@ -31,6 +31,8 @@ public struct HTTPMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 /// The metric objects of each method and route, made on first use.
+///
+/// A lock, not an actor: every HTTP request finds its route's metrics here (a per-request hot path).
 final class HTTPRouteMetrics: Sendable {
     private struct Key: Hashable {
         var method: HTTPRequest.Method

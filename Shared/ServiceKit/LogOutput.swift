@@ -11,6 +11,8 @@ import Synchronization
 /// after every line buffered before it, and so is a buffer that reached `bufferLimit`. What is
 /// buffered is written when the process exits through `exit` (as `ServiceMain` does); a process
 /// killed outright loses at most the last `gatherDelay` of lines below `warning`.
+///
+/// A lock, not an actor: log lines come from any thread, synchronous code included, and must not hop.
 final class LogOutput: Sendable {
     /// The process's standard output; what it holds is written when the process exits.
     static let standard: LogOutput = {

@@ -19,6 +19,8 @@ extension UUID {
 /// Bytes of the kernel's secure generator (`getrandom`) read 4 KiB at a time and handed out
 /// once each: a made-up request id took two `getrandom` calls of eight bytes (the standard
 /// library's generator), now a 256th of one. The bytes are the kernel's, unchanged.
+///
+/// A lock, not an actor: every request takes ids from it, from synchronous code.
 final class RandomPool: Sendable {
     static let shared = RandomPool()
 

@@ -14,6 +14,8 @@ import Synchronization
 /// names periodically. `call` picks a healthy connection round robin (one on its own event loop
 /// when there is one) and retries on another one only when that is safe: the request never
 /// left, or the caller marked the call idempotent.
+///
+/// A lock, not an actor: every call picks a connection (a per-request hot path), and connections register from NIO callbacks.
 public final class RPCClient: Service, Sendable {
     /// Client settings; every field but the endpoints and token has a default.
     public struct Configuration: Sendable {

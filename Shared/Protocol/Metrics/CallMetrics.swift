@@ -5,6 +5,8 @@ import Synchronization
 /// and a latency histogram. The `ok` counter and the timer are made up front and error
 /// counters on first use, so recording costs no factory lookup. All of them come from the
 /// factory in force when it is made (`withMetricsFactory` in tests).
+///
+/// A lock, not an actor: every failed call finds its counter here (a per-request path, no hop wanted).
 final class CallMetrics: Sendable {
     private let factory: any MetricsFactory
     private let countLabel: String

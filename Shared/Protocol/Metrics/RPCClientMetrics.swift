@@ -5,6 +5,8 @@ import Synchronization
 /// and, per method, `rpc_client_calls_total{service,method,code}`,
 /// `rpc_client_call_duration_seconds{service,method}` and `rpc_client_retries_total{service,method}`,
 /// all from the factory in force when the client was made.
+///
+/// A lock, not an actor: every call looks its method's counters up (a per-request hot path).
 final class RPCClientMetrics: Sendable {
     /// The figures of one method, made on its first call.
     final class Method: Sendable {

@@ -12,6 +12,8 @@ import Synchronization
 /// Create it with `bind`, which listens at once (so `port` is known), then `run()` it, usually
 /// in a `ServiceGroup`: on graceful shutdown it stops accepting, lets in-flight requests finish
 /// and closes.
+///
+/// A lock, not an actor: its channel handlers register and drop connections from NIO's synchronous callbacks.
 public final class RPCServer: Service, Sendable {
     /// Server settings; every field has a default.
     public struct Configuration: Sendable {

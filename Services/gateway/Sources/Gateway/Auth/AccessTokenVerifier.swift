@@ -76,6 +76,8 @@ struct AccessTokenVerifier: Sendable {
 /// Access tokens whose signature and claims were verified, until they expire: bounded
 /// (emptied when full), void once the key set changes, and checked again after `maximumAge`
 /// (so a key removed from `tokens` stops verifying as soon as the key cache would notice).
+///
+/// A lock, not an actor: every authenticated request reads it (a per-request hot path).
 final class VerifiedTokenCache: Sendable {
     struct Entry {
         var token: VerifiedToken

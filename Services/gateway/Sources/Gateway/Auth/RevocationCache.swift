@@ -11,6 +11,8 @@ import Synchronization
 /// while the subscription is down (messages may be missed then) and on `reseeded`. A check
 /// that read Redis stores its verdict only if no message arrived while it read (the epoch), so a
 /// revocation published during the read is never papered over by the older answer.
+///
+/// A lock, not an actor: every authenticated request reads it, and the Redis reader thread writes it.
 final class RevocationCache: ChannelFedCache {
     /// A session found live, and the oldest `iat` it was found live for: a token of the session
     /// issued at or after that is live too (no session key, and the user's not-before, if any,

@@ -6,7 +6,6 @@ import Redis
 import ServiceKit
 import ServiceLifecycle
 import ServiceProtocol
-import Synchronization
 import TextCoding
 import TokensAPI
 
@@ -60,14 +59,14 @@ struct GuestReaper: Service {
         var deleted = 0
         for _ in 0..<self.pagesPerSweep {
             let page = try await self.administration.listUsers(
-                ListUsersParams(limit: 100, cursor: self.position.cursor, guest: true, minAgeSeconds: self.timeToLive))
+                ListUsersParams(limit: 100, cursor: await self.position.cursor, guest: true, minAgeSeconds: self.timeToLive))
             for guest in page.users where try await self.isUnused(guest.id, now: now) {
                 if try await self.administration.deleteGuest(guest.id) {
                     deleted += 1
                     GuestMetrics.expired.increment()
                 }
             }
-            self.position.cursor = page.nextCursor
+            await self.position.move(to: page.nextCursor)
             if page.nextCursor == nil { break }
         }
         return deleted
@@ -82,11 +81,12 @@ struct GuestReaper: Service {
     }
 }
 
-/// Where the guest sweep goes on: the cursor of the next page (nil: from the newest).
-private final class SweepPosition: Sendable {
-    private let state = Mutex<String?>(nil)
-    var cursor: String? {
-        get { self.state.withLock { $0 } }
-        set { self.state.withLock { $0 = newValue } }
+/// Where the guest sweep goes on: the cursor of the next page (nil: from the newest). An actor:
+/// read and moved once a page, off any request's path.
+private actor SweepPosition {
+    private(set) var cursor: String?
+
+    func move(to cursor: String?) {
+        self.cursor = cursor
     }
 }

@@ -12,6 +12,8 @@ import Synchronization
 /// returns. The whole cache is dropped and switched off while the subscription is down (messages
 /// may be missed then). A read from identity is kept only if nothing was dropped while it ran (the
 /// epoch), so a change announced during the read is never papered over by the older answer.
+///
+/// A lock, not an actor: every `me` reads it, and the Redis reader thread writes it.
 final class UserCache: ChannelFedCache {
     struct Entry {
         var user: User

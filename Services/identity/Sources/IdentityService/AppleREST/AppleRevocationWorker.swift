@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import Postgres
 import ServiceLifecycle
-import Synchronization
 
 /// Empties the `identity.apple_revocations` outbox: revokes each token at Apple, retrying
 /// failures with exponential backoff (2 s doubling, up to `maximumAttempts`), logging every
@@ -35,20 +34,17 @@ final class AppleRevocationWorker: Service, Sendable {
         await withGracefulShutdownHandler {
             // One timer at a time rings when the next retry (or poll) is due, and a nudge comes
             // sooner; no query while idle. The first look is at start.
-            let timer = Mutex<Task<Void, Never>?>(nil)
+            var timer: Task<Void, Never>?
             self.wakeUp.yield()
             for await _ in self.wakeUps {
                 let wait = await self.drain()
-                let next = Task { [wakeUp] in
+                timer?.cancel()
+                timer = Task { [wakeUp] in
                     try? await Task.sleep(for: wait)
                     if !Task.isCancelled { wakeUp.yield() }
                 }
-                timer.withLock { current in
-                    current?.cancel()
-                    current = next
-                }
             }
-            timer.withLock { $0?.cancel() }
+            timer?.cancel()
         } onGracefulShutdown: {
             self.wakeUp.finish()
         }

@@ -14,6 +14,8 @@ import Synchronization
 /// when this replica first read the key, not from the time in its name or file: a key made
 /// long before it was mounted waits like a new one. Reloaded periodically so a key added by
 /// `tokens keygen` is picked up by every replica without a restart.
+///
+/// A lock, not an actor: every sign-in and refresh signs with its snapshot (a per-request hot path).
 public final class KeyRing: Sendable {
     /// One consistent view of the folder.
     struct Snapshot: Sendable {

@@ -9,6 +9,8 @@ import Synchronization
 /// (revocation, the token's rotation by another caller or replica) is what the statement
 /// checks. An entry is taken out when used: a token is presented once. When full, the whole
 /// cache is dropped (its refreshes read their rows, as any other replica's tokens do).
+///
+/// A lock, not an actor: every sign-in and refresh reads or writes it (a per-request hot path).
 final class RecentSessions: Sendable {
     private let entries = Mutex<[[UInt8]: AccessTokenIssuer.SessionFacts]>([:])
     let capacity: Int
