@@ -6,8 +6,10 @@
 #   docker run --rm latchkey tokens keygen      # e.g. with SIGNING_KEYS_DIR on a mounted folder
 # The builder is Debian 12 like the runtime, so the C libraries match (libhiredis 0.14); another
 # Swift 6 image on Debian 12 is chosen with e.g. --build-arg SWIFT_IMAGE=swift:6.2-bookworm.
-# Without a registry, scripts/compose-check makes both base images locally and passes them as
-# SWIFT_IMAGE and RUNTIME_IMAGE (README, "Deployment check").
+# Without a registry, scripts/compose-check makes the base images locally and passes them as
+# SWIFT_IMAGE and RUNTIME_IMAGE (README, "Deployment check"). It builds the `runtime` stage from
+# here and adds the binaries it built on the host (Debian 12 too) as the last two stages do
+# (scripts/lib/compose-check/images.Containerfile: keep the two in step).
 ARG SWIFT_IMAGE=swift:6.3-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
 
@@ -49,7 +51,8 @@ RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update \
     && apt-get install -y --no-install-recommends libpq5 libhiredis0.14 libssl3 ca-certificates tzdata \
     && rm -rf /var/lib/apt/lists/* \
-    && useradd --system --uid 10001 --user-group --home-dir /nonexistent --shell /usr/sbin/nologin latchkey
+    && useradd --system --uid 10001 --user-group --home-dir /nonexistent --shell /usr/sbin/nologin latchkey \
+    && install -d -o latchkey -g latchkey -m 0700 /run/latchkey
 COPY deploy/docker-entrypoint.sh /usr/local/bin/latchkey-entrypoint
 COPY deploy/healthcheck.sh /usr/local/bin/latchkey-healthcheck
 USER latchkey:latchkey

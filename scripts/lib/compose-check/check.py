@@ -8,6 +8,13 @@
   check.py load SECONDS CLIENTS    CLIENTS concurrent clients refresh and read for SECONDS; a
                                    third of the way in, one tokens replica is killed (SIGKILL);
                                    fails if any request that ends after the kill fails
+  check.py rpc SECRETS_DIR         the backends' RPC from this machine (to the containers'
+                                   addresses): plain TCP and TLS without a client certificate
+                                   get no answer; with one of the authority's certificates,
+                                   the read-filter caller of rpc_callers may call tokens.verify
+                                   but gets `forbidden` for tokens.revokeAll and
+                                   identity.deleteUser (counted in tokens' metrics), and a caller
+                                   with another's token is refused
 
 Environment: GATEWAY_URL, MOCK_IDP_URL, APPLE_AUDIENCE, PODMAN (the podman command, which may
 carry options), COMPOSE_PROJECT. Exit status 0 when the check holds, 1 when it does not.
@@ -17,6 +24,9 @@ import http.client
 import json
 import os
 import shlex
+import socket
+import ssl
+import struct
 import subprocess
 import sys
 import threading
@@ -86,23 +96,30 @@ def sign_in(gateway, mock, subject):
 
 # --- the tokens replicas -------------------------------------------------------------------
 
-def tokens_containers():
+def service_containers(service):
     output = subprocess.run(
         PODMAN + ["ps", "--filter", f"label=io.podman.compose.project={PROJECT}",
-                  "--filter", "label=io.podman.compose.service=tokens", "--format", "{{.Names}}"],
+                  "--filter", f"label=io.podman.compose.service={service}", "--format", "{{.Names}}"],
         check=True, capture_output=True, text=True).stdout
     return sorted(output.split())
 
 
-METRICS_REQUEST = ("exec 3<>/dev/tcp/127.0.0.1/9002 && "
-                   "printf 'GET /metrics HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nConnection: close\\r\\n\\r\\n' >&3 && "
-                   "cat <&3")
+def tokens_containers():
+    return service_containers("tokens")
+
+
+def metrics_text(name, port=9002):
+    """GET /metrics of a container's ops port, from inside it (plain bash, the image has no curl)."""
+    request = (f"exec 3<>/dev/tcp/127.0.0.1/{port} && "
+               "printf 'GET /metrics HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nConnection: close\\r\\n\\r\\n' >&3 && "
+               "cat <&3")
+    return subprocess.run(PODMAN + ["exec", name, "bash", "-c", request],
+                          check=True, capture_output=True, text=True, timeout=30).stdout
 
 
 def replica_counters(name):
     """The replica's refresh rotations and tokens.refresh RPCs answered ok, from its ops port."""
-    text = subprocess.run(PODMAN + ["exec", name, "bash", "-c", METRICS_REQUEST],
-                          check=True, capture_output=True, text=True, timeout=30).stdout
+    text = metrics_text(name)
     rotations = 0.0
     served = 0.0
     for line in text.splitlines():
@@ -234,6 +251,134 @@ def command_load(seconds, clients):
     print_counters(f"tokens replicas after the load ({victim} stays down: podman restarts no container it killed):")
 
 
+# --- the internal RPC ---------------------------------------------------------------------------
+
+def container_address(name):
+    output = subprocess.run(
+        PODMAN + ["inspect", "--format", "{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}", name],
+        check=True, capture_output=True, text=True).stdout.split()
+    if not output:
+        raise CheckFailed(f"{name} has no address")
+    return output[0]
+
+
+def send_frame(connection, message):
+    payload = json.dumps(message).encode()
+    connection.sendall(struct.pack(">I", len(payload)) + payload)
+
+
+def read_exactly(connection, count):
+    data = b""
+    while len(data) < count:
+        chunk = connection.recv(count - len(data))
+        if not chunk:
+            raise EOFError("closed")
+        data += chunk
+    return data
+
+
+def read_frame(connection):
+    length = struct.unpack(">I", read_exactly(connection, 4))[0]
+    if length > 1 << 20:
+        raise ValueError(f"not a frame (length {length})")
+    return json.loads(read_exactly(connection, length))
+
+
+def hello(name, token):
+    return {"v": 1, "id": 1, "method": "hello", "params": {"service": name, "token": token, "protocol": 1}}
+
+
+def refused(address, port, what, context=None, server_name=None):
+    """Sends a hello (as the gateway would) and fails unless no answer comes back."""
+    raw = socket.create_connection((address, port), timeout=TIMEOUT)
+    try:
+        connection = context.wrap_socket(raw, server_hostname=server_name) if context else raw
+        send_frame(connection, hello("compose-check", "no-token"))
+        answer = read_frame(connection)
+    except (OSError, EOFError, ValueError, ssl.SSLError) as error:
+        print(f"  {what}: refused ({type(error).__name__}: {str(error)[:80]})")
+        return
+    finally:
+        raw.close()
+    raise CheckFailed(f"{what}: the server answered {json.dumps(answer)[:200]}")
+
+
+class Caller:
+    """One mutual TLS connection to a backend, after hello."""
+
+    def __init__(self, context, address, port, server_name, name, token):
+        self.connection = context.wrap_socket(socket.create_connection((address, port), timeout=TIMEOUT),
+                                              server_hostname=server_name)
+        self.next_id = 2
+        send_frame(self.connection, hello(name, token))
+        self.hello = read_frame(self.connection)
+
+    def call(self, method, params):
+        self.next_id += 1
+        send_frame(self.connection, {"v": 1, "id": self.next_id, "method": method, "params": params})
+        while True:
+            answer = read_frame(self.connection)
+            if answer.get("id") == self.next_id:
+                return answer
+
+    def close(self):
+        self.connection.close()
+
+
+def error_code(answer):
+    return (answer.get("error") or {}).get("code")
+
+
+def command_rpc(secrets):
+    with open(os.path.join(secrets, "read_filter_token")) as file:
+        read_filter_token = file.read().strip()
+    ca = os.path.join(secrets, "tls", "ca.pem")
+    anonymous = ssl.create_default_context(cafile=ca)
+    context = ssl.create_default_context(cafile=ca)
+    # Any certificate of the authority will do: the caller is named by hello, not by it.
+    context.load_cert_chain(os.path.join(secrets, "tls", "gateway.pem"), os.path.join(secrets, "tls", "gateway-key.pem"))
+    backends = [("identity", 7001), ("tokens", 7002), ("content-state", 7003)]
+    for service, port in backends:
+        address = container_address(service_containers(service)[0])
+        refused(address, port, f"{service}:{port} over plain TCP")
+        refused(address, port, f"{service}:{port} over TLS without a client certificate", anonymous, service)
+
+    victim = tokens_containers()[0]
+    address = container_address(victim)
+    caller = Caller(context, address, 7002, "tokens", "read-filter", read_filter_token)
+    if "result" not in caller.hello:
+        raise CheckFailed(f"hello as read-filter: {json.dumps(caller.hello)[:200]}")
+    print(f"  tokens over mutual TLS, hello as read-filter: may call {caller.hello['result'].get('methods')}")
+    answer = caller.call("tokens.verify", {"access_token": "not-a-token"})
+    if error_code(answer) == "forbidden":
+        raise CheckFailed(f"read-filter may not call tokens.verify: {json.dumps(answer)[:200]}")
+    print(f"  read-filter tokens.verify(not a token): {error_code(answer) or 'ok'} (allowed)")
+    answer = caller.call("tokens.revokeAll", {"user_id": "00000000-0000-0000-0000-000000000000"})
+    if error_code(answer) != "forbidden":
+        raise CheckFailed(f"read-filter tokens.revokeAll was not forbidden: {json.dumps(answer)[:200]}")
+    print("  read-filter tokens.revokeAll: forbidden")
+    caller.close()
+    counted = [line for line in metrics_text(victim).splitlines()
+               if line.startswith("rpc_server_requests_total{") and 'method="tokens.revokeAll"' in line
+               and 'code="forbidden"' in line and float(line.rsplit(" ", 1)[1]) >= 1]
+    if not counted:
+        raise CheckFailed(f"{victim} did not count the forbidden tokens.revokeAll")
+    print(f"  {victim} counted it: {counted[0]}")
+
+    identity = container_address(service_containers("identity")[0])
+    caller = Caller(context, identity, 7001, "identity", "read-filter", read_filter_token)
+    answer = caller.call("identity.deleteUser", {"user_id": "00000000-0000-0000-0000-000000000000"})
+    caller.close()
+    if error_code(answer) != "forbidden":
+        raise CheckFailed(f"read-filter identity.deleteUser was not forbidden: {json.dumps(answer)[:200]}")
+    print("  read-filter identity.deleteUser: forbidden")
+    caller = Caller(context, identity, 7001, "identity", "gateway", read_filter_token)
+    caller.close()
+    if error_code(caller.hello) != "unauthenticated":
+        raise CheckFailed(f"hello as gateway with read-filter's token: {json.dumps(caller.hello)[:200]}")
+    print("  hello as gateway with read-filter's token: unauthenticated")
+
+
 def main(argv):
     try:
         if argv[1:2] == ["sign-in"]:
@@ -242,6 +387,8 @@ def main(argv):
             command_spread()
         elif argv[1:2] == ["load"] and len(argv) == 4:
             command_load(float(argv[2]), int(argv[3]))
+        elif argv[1:2] == ["rpc"] and len(argv) == 3:
+            command_rpc(argv[2])
         else:
             print(__doc__, file=sys.stderr)
             return 2
