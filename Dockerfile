@@ -32,16 +32,16 @@ COPY . .
 # smaller image. mock-idp is built in the same step (SwiftPM in a later step would see every
 # file of this layer as changed and build everything again) but staged apart: only the `mock`
 # image gets it. The four services are one executable, `latchkey-services`, and `identity`,
-# `tokens`, `content-state` and `gateway` are links to it (each runs the service it is named
+# `tokens`, `content-state` and `gateway` are its small launchers (each sets the process tuning,
+# docs/deploy.md "Tuning", and becomes `latchkey-services` running the service it is named
 # after): the containers of one image then share its code pages.
 RUN set -eu; \
-    for product in latchkey-services latchkey mock-idp; do \
+    for product in latchkey-services identity tokens content-state gateway latchkey mock-idp; do \
       swift build -c release --static-swift-stdlib -debug-info-format none --product "$product"; \
     done; \
     bin=$(swift build -c release -debug-info-format none --show-bin-path); \
     mkdir -p /staging /staging-mock; \
-    cp "$bin/latchkey-services" "$bin/latchkey" /staging/; \
-    for service in identity tokens content-state gateway; do ln -s latchkey-services "/staging/$service"; done; \
+    cp "$bin/latchkey-services" "$bin/identity" "$bin/tokens" "$bin/content-state" "$bin/gateway" "$bin/latchkey" /staging/; \
     cp "$bin/mock-idp" /staging-mock/; \
     find "$bin" -maxdepth 1 -name '*.resources' -exec cp -R {} /staging/ \;
 
