@@ -32,6 +32,7 @@ struct EncryptedHopsTests {
                     try await stack.withAnotherGateway(environment: ["REVOCATION_CACHE_TTL": "60"]) { b, _ in
                         try await walk(stack, secondGateway: b)
                     }
+                    try await operatorCLIUsesTheRPCsTLS(stack, files: environment.filter { $0.key.hasPrefix("RPC_TLS_") })
                     try await expectEveryConnectionEncrypted(databaseURL: databaseURL, redis: redis.url, caFile: folder + "/ca.crt")
                 }
             }
@@ -58,6 +59,20 @@ struct EncryptedHopsTests {
             return reply.status != 200
         }
         #expect(refusal?.errorCode == "session_revoked")
+    }
+
+    /// The operator CLI reaches backends that speak TLS only when it is given the RPC's files.
+    private func operatorCLIUsesTheRPCsTLS(_ stack: Stack, files: [String: String]) async throws {
+        let user = try await stack.signInApple().userID
+        func latchkey(_ extra: [String: String]) async throws -> (Int32?, String) {
+            let process = try ServiceProcess(
+                "latchkey", arguments: ["users", "show", user, "--timeout", "5"],
+                environment: stack.operatorEnvironment.merging(extra) { $1 })
+            return (await process.waitForExit(timeout: .seconds(90)), process.stderr)
+        }
+        let (status, stderr) = try await latchkey(files)
+        #expect(status == 0, "\(stderr)")
+        #expect(try await latchkey([:]).0 != 0, "without the TLS files the backends do not answer")
     }
 
     /// Every client connection Postgres has is encrypted (the services' and this check's), and

@@ -18,12 +18,17 @@ struct OperatorConnection: ParsableArguments {
     @Option(help: "Seconds to wait for each call.")
     var timeout: Int = 30
 
-    /// Runs `body` with clients of the three backends; `SERVICE_TOKEN` authenticates them.
+    /// Runs `body` with clients of the three backends; `SERVICE_TOKEN` authenticates them, as the
+    /// caller `RPC_CALLER_NAME` (`latchkey-cli` unless set: the name of its line in the backends'
+    /// `RPC_CALLERS`; `gateway` with the gateway's token), over mutual TLS when `RPC_TLS_CERT_FILE`,
+    /// `RPC_TLS_KEY_FILE` and `RPC_TLS_CA_FILE` are set (as in a gateway's container).
     func withAdministration<T: Sendable>(_ body: (AccountAdministration) async throws -> T) async throws -> T {
         let environment = ProcessInfo.processInfo.environment
         guard let token = environment["SERVICE_TOKEN"], !token.isEmpty else {
             throw OperatorSettingError(message: "SERVICE_TOKEN is not set: the backends accept only callers that know it")
         }
+        let callerName = environment["RPC_CALLER_NAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "latchkey-cli"
+        let tls = try Self.tls(environment)
         func configuration(_ service: String, _ option: String?, _ variable: String, _ fallback: String) throws -> RPCClient.Configuration {
             let text = option ?? environment[variable] ?? fallback
             let endpoints: [RPCEndpoint]
@@ -33,8 +38,9 @@ struct OperatorConnection: ParsableArguments {
                 throw OperatorSettingError(message: "\(variable) must be a comma list of host:port, not \(text)")
             }
             var configuration = RPCClient.Configuration(
-                endpoints: endpoints, serviceName: service, callerName: "latchkey-cli", serviceToken: token)
+                endpoints: endpoints, serviceName: service, callerName: callerName, serviceToken: token)
             configuration.callTimeout = .seconds(self.timeout)
+            configuration.tls = tls
             return configuration
         }
         let identity = try configuration("identity", self.identity, "IDENTITY_ENDPOINTS", "127.0.0.1:7001")
@@ -50,6 +56,21 @@ struct OperatorConnection: ParsableArguments {
                     try await body(AccountAdministration(identity: identity, tokens: tokens, contentState: contentState))
                 }
             }
+        }
+    }
+
+    /// The RPC's mutual TLS from `RPC_TLS_*`: all three files or none.
+    static func tls(_ environment: [String: String]) throws -> RPCTLS? {
+        let names = ["RPC_TLS_CERT_FILE", "RPC_TLS_KEY_FILE", "RPC_TLS_CA_FILE"]
+        let files = names.map { environment[$0].flatMap { $0.isEmpty ? nil : $0 } }
+        if files.allSatisfy({ $0 == nil }) { return nil }
+        guard let certificate = files[0], let key = files[1], let authority = files[2] else {
+            throw OperatorSettingError(message: "set all of \(names.joined(separator: ", ")) or none")
+        }
+        do {
+            return try RPCTLS(certificateFile: certificate, keyFile: key, caFile: authority)
+        } catch {
+            throw OperatorSettingError(message: "RPC TLS: \(error)")
         }
     }
 }
