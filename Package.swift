@@ -78,6 +78,8 @@ let package = Package(
                 .product(name: "NIOExtras", package: "swift-nio-extras"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Shared/Protocol"),
+        // DPoP proofs (RFC 9449): parsed with CompactJSON, verified with swift-crypto (the gateway's and the fuzzer's).
+        .target(name: "DPoP", dependencies: ["CompactJSON", "TextCoding", crypto], path: "Shared/DPoP"),
         // How opaque values are spelled as text: base64url, random UUIDs.
         .target(name: "TextCoding", dependencies: ["CGlibcExtras"], path: "Shared/TextCoding"),
         .target(name: "Postgres", dependencies: ["CLibPQ", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Postgres"),
@@ -131,7 +133,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "ServiceKit", "ServiceProtocol", "AccountAdministration", "IdentityAPI", "TokensAPI", "ContentStateAPI", "TokensJWT", "TextCoding", "CompactJSON", "Redis", hummingbird, jwt, crypto, logging, lifecycle, metrics, nio, nioPosix,
+                "ServiceKit", "ServiceProtocol", "AccountAdministration", "IdentityAPI", "TokensAPI", "ContentStateAPI", "TokensJWT", "TextCoding", "CompactJSON", "DPoP", "Redis", hummingbird, jwt, crypto, logging, lifecycle, metrics, nio, nioPosix,
                 nioFoundation,
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -167,7 +169,7 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "ServiceProtocol", "CompactJSON", "Gateway", "IdentityAPI", "IdentityService", "TokensAPI", "ContentStateAPI", "ContentStateService",
+                "ServiceProtocol", "CompactJSON", "DPoP", "Gateway", "IdentityAPI", "IdentityService", "TokensAPI", "ContentStateAPI", "ContentStateService",
                 "Redis", "TextCoding", crypto, cryptoExtras, jwt, nio,
             ],
             path: "Tools/fuzz/Sources/FuzzTargets"),
@@ -228,8 +230,9 @@ let package = Package(
         .testTarget(name: "TextCodingTests", dependencies: ["TextCoding"]),
         .testTarget(name: "CompactJSONTests", dependencies: ["CompactJSON", "TextCoding"]),
         .testTarget(name: "TokensJWTTests", dependencies: ["TokensJWT", jwt]),
+        .testTarget(name: "DPoPTests", dependencies: ["DPoP", "TestSupport", "TextCoding", crypto]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
-        .target(name: "TestSupport", dependencies: ["Redis", "Postgres", "ServiceProtocol", "CompactJSON", logging, jwt], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Redis", "Postgres", "ServiceProtocol", "CompactJSON", "TextCoding", logging, jwt, crypto], path: "Tests/TestSupport"),
         .testTarget(
             name: "ExecutableTests",
             dependencies: ["ServiceProtocol", "ServiceKit", "ServiceLaunch", "TestSupport", "Postgres", "ContentStateAPI", "TokensAPI", "IdentityAPI", logging]),

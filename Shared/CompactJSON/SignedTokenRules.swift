@@ -48,9 +48,26 @@ public enum SignedTokenRules {
     /// Checks `token` at `now` (Unix seconds) with `leeway` seconds for `nbf`; `understood`
     /// names the `crit` extensions the caller processes.
     public static func check(_ token: String, now: Double, leeway: Double, understood: Set<String> = []) throws(Violation) {
-        var segments = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        _ = try Self.parse(token, now: now, leeway: leeway, understood: understood)
+    }
+
+    /// A compact JWS that keeps the rules, in parts: for a reader that goes on to read the
+    /// header and claims itself (a DPoP proof), so that they are parsed once.
+    public struct Parts: Sendable {
+        /// The header's members, each name once.
+        public var header: [String: CompactJSONNode]
+        /// The claims' members, each name once.
+        public var claims: [String: CompactJSONNode]
+        /// The first two segments and the dot between them: what the signature signs.
+        public var signingInput: Substring
+        /// The third segment, not decoded.
+        public var signature: Substring
+    }
+
+    /// `check`, returning what it read.
+    public static func parse(_ token: String, now: Double, leeway: Double, understood: Set<String> = []) throws(Violation) -> Parts {
+        let segments = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard segments.count == 3 else { throw .notCompact }
-        segments.removeLast()
         guard let headerBytes = Base64URL.decode(String(Substring(segments[0]))),
             let claimsBytes = Base64URL.decode(String(Substring(segments[1])))
         else { throw .notCompact }
@@ -62,6 +79,9 @@ public enum SignedTokenRules {
             guard case .number(let text) = value, let seconds = Self.wholeSeconds(text) else { throw .time(claim: name) }
             if name == "nbf", Double(seconds) > now + leeway { throw .notYetValid }
         }
+        return Parts(
+            header: header, claims: claims, signingInput: token[segments[0].startIndex..<segments[1].endIndex],
+            signature: Substring(segments[2]))
     }
 
     /// The members of a JSON object, each name once at every depth (CompactJSONParser refuses a
@@ -95,7 +115,7 @@ public enum SignedTokenRules {
 
     /// A NumericDate written as a whole number of seconds within range: digits only (no sign,
     /// fraction or exponent), at most `latestTime`.
-    static func wholeSeconds(_ text: String) -> Int64? {
+    public static func wholeSeconds(_ text: String) -> Int64? {
         guard !text.isEmpty, text.utf8.count <= 12, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
             let value = Int64(text), value <= Self.latestTime
         else { return nil }

@@ -29,6 +29,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case resp
     /// A user's revocation not-before as the gateway and `tokens` read it from Redis.
     case revocationNotBefore = "revocation-not-before"
+    /// The gateway's reading of a DPoP proof (RFC 9449): parsing, key, thumbprint, signature, claims.
+    case dpopProof = "dpop-proof"
 
     /// Runs the target on one input.
     public func run(_ bytes: UnsafeRawBufferPointer) {
@@ -45,6 +47,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .forwardedFor: ForwardedForFuzzing.run(bytes)
         case .resp: RESPFuzzing.run(bytes)
         case .revocationNotBefore: NotBeforeFuzzing.run(bytes)
+        case .dpopProof: DPoPProofFuzzing.run(bytes)
         }
     }
 }
