@@ -14,6 +14,7 @@ import TokensAPI
         return [
             IssueParams(userID: UUID()), IssueParams(userID: UUID(), isAdmin: true, deviceName: "Ann's iPhone"),
             IssueParams(userID: UUID(), deviceName: "a/b \"c\" \\ \t café😀"), IssueParams(userID: UUID(), deviceName: ""), unsaid,
+            IssueParams(userID: UUID(), deviceName: "phone", dpopJKT: "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"),
         ]
     }
 

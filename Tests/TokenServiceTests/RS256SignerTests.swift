@@ -55,6 +55,10 @@ import _CryptoExtras
         claims.adm = false
         claims.iat = IssuedAtClaim(value: Date(timeIntervalSince1970: 0))
         try Self.expectSameJSON(claims)
+        // A bound session's token (DPoP): `cnf` last, as declared.
+        claims.cnf = .init(jkt: "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I")
+        try Self.expectSameJSON(claims)
+        #expect(String(decoding: try #require(claims.payloadJSON), as: UTF8.self).hasSuffix(#","cnf":{"jkt":"0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"}}"#))
         // A time that is not whole seconds is left to the encoder.
         claims.exp = ExpirationClaim(value: now.addingTimeInterval(0.5))
         #expect(claims.payloadJSON == nil)

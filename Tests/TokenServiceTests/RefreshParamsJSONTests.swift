@@ -28,12 +28,19 @@ import TokensAPI
                 #expect(try readWhole(RefreshParams.self, json.array).refreshToken == token)
             }
         }
+        // With a proof's key: the bytes `Codable` writes, read back.
+        let bound = RefreshParams(refreshToken: "rt", dpopJKT: "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I")
+        var json = JSONBytes()
+        bound.write(to: &json, escapingSlashes: true)
+        #expect(json.array == (try CompactJSONEncoder.encode(bound, escapingSlashes: true)))
+        #expect(try readWhole(RefreshParams.self, json.array) == bound)
     }
 
     @Test(arguments: [
         #"{"refresh_token":"rt_1"}"#, #" { "refresh_token" : "rt\/1\u0041" , "other" : [1, {"a": null}] } "#,
         #"{"refresh_token":null}"#, #"{}"#, #"{"refresh_token":1}"#, #"{"refresh_token":"a","refresh_token":"b"}"#, #"[]"#,
-        #"{"refresh_token":"a"} x"#,
+        #"{"refresh_token":"a"} x"#, #"{"refresh_token":"a","dpop_jkt":"k"}"#, #"{"refresh_token":"a","dpop_jkt":null}"#,
+        #"{"refresh_token":"a","dpop_jkt":1}"#,
     ])
     func readsAsJSONDecoderDoes(_ text: String) {
         let read = Result { try readWhole(RefreshParams.self, Array(text.utf8)) }

@@ -56,7 +56,7 @@ import TokensAPI
             let pending = [first, second, third].enumerated().map { index, session in
                 NewSession(bindings: [
                     .uuid(session), .uuid(UUID()), .bool(false), .text("device"), .timestamp(now),
-                    .timestamp(now.addingTimeInterval(3600)), .bytea(index == 2 ? RefreshToken().hash : hash),
+                    .timestamp(now.addingTimeInterval(3600)), .bytea(index == 2 ? RefreshToken().hash : hash), .null,
                 ])
             }
             let results = try await store.run(pending)
@@ -74,11 +74,11 @@ import TokensAPI
 
     @Test func theStatementNumbersEachCreationsParameters() {
         let three = SessionStore.creation(count: 3)
-        #expect(three.contains("VALUES ($15, $16, $17, $18, $19, $19, $20)") && three.contains("SELECT $21, id, 0, $19 FROM session3"))
+        #expect(three.contains("VALUES ($17, $18, $19, $20, $21, $21, $22, $24)") && three.contains("SELECT $23, id, 0, $21 FROM session3"))
         #expect(three.components(separatedBy: "UNION ALL").count == 3)
         let most = SessionStore.creationsPerStatement
         // Past the line's own limit the statement is written on the spot, the same way.
-        #expect(SessionStore.creation(count: most + 1).contains("$\(7 * most + 7)"))
+        #expect(SessionStore.creation(count: most + 1).contains("$\(8 * most + 8)"))
         #expect(SessionStore.creation(count: most) == SessionStore.creation(count: most))
     }
 }

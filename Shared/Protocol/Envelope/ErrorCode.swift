@@ -26,6 +26,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let invalidIdentityToken = ErrorCode("invalid_identity_token")
     public static let invalidRefreshToken = ErrorCode("invalid_refresh_token")
     public static let refreshTokenReused = ErrorCode("refresh_token_reused")
+    /// A DPoP proof (RFC 9449) missing, malformed, by another key than the session's, for
+    /// another request, stale or replayed (DESIGN.md section 9.2).
+    public static let invalidDPoPProof = ErrorCode("invalid_dpop_proof")
     public static let forbidden = ErrorCode("forbidden")
     public static let userInactive = ErrorCode("user_inactive")
     public static let notFound = ErrorCode("not_found")

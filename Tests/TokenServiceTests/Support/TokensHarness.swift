@@ -75,13 +75,15 @@ struct TokensHarness: Sendable {
         }
     }
 
-    func issue(_ userID: UUID = UUID(), admin: Bool = false, device: String? = "iPhone", on replica: Int = 0) async throws -> TokenPair {
+    func issue(
+        _ userID: UUID = UUID(), admin: Bool = false, device: String? = "iPhone", boundTo key: String? = nil, on replica: Int = 0
+    ) async throws -> TokenPair {
         try await self.clients[replica].call(
-            Tokens.issue, IssueParams(userID: userID, isAdmin: admin, deviceName: device))
+            Tokens.issue, IssueParams(userID: userID, isAdmin: admin, deviceName: device, dpopJKT: key))
     }
 
-    func refresh(_ token: String, on replica: Int = 0) async throws -> TokenPair {
-        try await self.clients[replica].call(Tokens.refresh, RefreshParams(refreshToken: token))
+    func refresh(_ token: String, proofKey: String? = nil, on replica: Int = 0) async throws -> TokenPair {
+        try await self.clients[replica].call(Tokens.refresh, RefreshParams(refreshToken: token, dpopJKT: proofKey))
     }
 
     func verify(_ accessToken: String, on replica: Int = 0) async throws -> VerifiedAccessToken {

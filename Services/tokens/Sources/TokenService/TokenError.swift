@@ -14,6 +14,8 @@ enum TokenError: Error, RPCErrorConvertible {
     case sessionRevoked
     /// The session does not exist or is not the user's.
     case sessionNotFound
+    /// A bound session's refresh without a proof by its key (DESIGN.md section 9.2).
+    case invalidDPoPProof
 
     var rpcError: RPCError {
         switch self {
@@ -23,6 +25,7 @@ enum TokenError: Error, RPCErrorConvertible {
         case .accessTokenExpired: RPCError(.tokenExpired, "The access token has expired; refresh it")
         case .sessionRevoked: RPCError(.sessionRevoked, "This session has ended; please sign in again")
         case .sessionNotFound: RPCError(.notFound, "No such session")
+        case .invalidDPoPProof: RPCError(.invalidDPoPProof, "This session is bound to a device key; send a DPoP proof signed with it")
         }
     }
 }

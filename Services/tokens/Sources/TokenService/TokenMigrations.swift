@@ -12,5 +12,8 @@ enum TokenMigrations {
         Migration(
             version: 3, name: "refresh tokens without a foreign key",
             sql: String(decoding: PackageResources._3_refresh_tokens_without_foreign_key_sql, as: UTF8.self)),
+        Migration(
+            version: 4, name: "sessions bound to device keys",
+            sql: String(decoding: PackageResources._4_sessions_bound_to_device_keys_sql, as: UTF8.self)),
     ]
 }

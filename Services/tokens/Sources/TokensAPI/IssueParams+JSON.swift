@@ -9,16 +9,18 @@ extension IssueParams: CompactJSONReadable, CompactJSONWritable {
         var userID: UUID?
         var isAdmin: Bool?
         var deviceName: String?
+        var dpopJKT: String?
         try parser.readObject { key, parser in
             switch key {
             case CodingKeys.userID.stringValue: userID = try parser.readUUID()
             case CodingKeys.isAdmin.stringValue: isAdmin = try parser.readNull() ? nil : parser.readBool()
             case CodingKeys.deviceName.stringValue: deviceName = try parser.readStringOrNull()
+            case CodingKeys.dpopJKT.stringValue: dpopJKT = try parser.readStringOrNull()
             default: try parser.skipValue()
             }
         }
         guard let userID else { throw CompactJSON.Unsupported() }
-        self.init(userID: userID, isAdmin: false, deviceName: deviceName)
+        self.init(userID: userID, isAdmin: false, deviceName: deviceName, dpopJKT: dpopJKT)
         self.isAdmin = isAdmin
     }
 
@@ -34,6 +36,10 @@ extension IssueParams: CompactJSONReadable, CompactJSONWritable {
         if let deviceName = self.deviceName {
             json.write(#","device_name":"#)
             JSONString.write(deviceName, escapingSlashes: escapingSlashes, to: &json)
+        }
+        if let dpopJKT = self.dpopJKT {
+            json.write(#","dpop_jkt":"#)
+            JSONString.write(dpopJKT, escapingSlashes: escapingSlashes, to: &json)
         }
         json.write("}")
     }

@@ -6,21 +6,26 @@ import TextCoding
 extension RefreshParams: CompactJSONReadable, CompactJSONWritable {
     public init(reading parser: inout CompactJSONParser) throws {
         var refreshToken: String?
+        var dpopJKT: String?
         try parser.readObject { key, parser in
-            if key == CodingKeys.refreshToken.stringValue {
-                refreshToken = try parser.readString()
-            } else {
-                try parser.skipValue()
+            switch key {
+            case CodingKeys.refreshToken.stringValue: refreshToken = try parser.readString()
+            case CodingKeys.dpopJKT.stringValue: dpopJKT = try parser.readStringOrNull()
+            default: try parser.skipValue()
             }
         }
         guard let refreshToken else { throw CompactJSON.Unsupported() }
-        self.init(refreshToken: refreshToken)
+        self.init(refreshToken: refreshToken, dpopJKT: dpopJKT)
     }
 
-    /// `{"refresh_token":"…"}`, as `encode(to:)` writes it.
+    /// `{"refresh_token":"…"}` (with `"dpop_jkt"` when there is one), as `encode(to:)` writes it.
     public func write(to json: inout JSONBytes, escapingSlashes: Bool) {
         json.write(#"{"refresh_token":"#)
         JSONString.write(self.refreshToken, escapingSlashes: escapingSlashes, to: &json)
+        if let dpopJKT = self.dpopJKT {
+            json.write(#","dpop_jkt":"#)
+            JSONString.write(dpopJKT, escapingSlashes: escapingSlashes, to: &json)
+        }
         json.write("}")
     }
 }

@@ -5,30 +5,40 @@ public struct IssueParams: Codable, Sendable, Equatable {
     public var userID: UUID
     public var isAdmin: Bool?
     public var deviceName: String?
+    /// The RFC 7638 thumbprint of the device's key, from a DPoP proof the gateway verified: the
+    /// session is bound to it (DESIGN.md section 9.2). Nil: an unbound (bearer) session.
+    public var dpopJKT: String?
 
-    public init(userID: UUID, isAdmin: Bool = false, deviceName: String? = nil) {
+    public init(userID: UUID, isAdmin: Bool = false, deviceName: String? = nil, dpopJKT: String? = nil) {
         self.userID = userID
         self.isAdmin = isAdmin
         self.deviceName = deviceName
+        self.dpopJKT = dpopJKT
     }
 
     enum CodingKeys: String, CodingKey {
         case userID = "user_id"
         case isAdmin = "is_admin"
         case deviceName = "device_name"
+        case dpopJKT = "dpop_jkt"
     }
 }
 
 /// `tokens.refresh` parameters.
 public struct RefreshParams: Codable, Sendable, Hashable {
     public var refreshToken: String
+    /// The thumbprint of the key of the DPoP proof the refresh came with, verified by the
+    /// gateway; a bound session's refresh is refused without its own key's.
+    public var dpopJKT: String?
 
-    public init(refreshToken: String) {
+    public init(refreshToken: String, dpopJKT: String? = nil) {
         self.refreshToken = refreshToken
+        self.dpopJKT = dpopJKT
     }
 
     enum CodingKeys: String, CodingKey {
         case refreshToken = "refresh_token"
+        case dpopJKT = "dpop_jkt"
     }
 }
 
@@ -147,6 +157,8 @@ public struct SessionSummary: Codable, Sendable, Hashable {
     public var createdAt: String
     public var lastUsedAt: String
     public var expiresAt: String
+    /// Bound to a device's key (DPoP).
+    public var bound: Bool
 
     enum CodingKeys: String, CodingKey {
         case id
@@ -154,14 +166,27 @@ public struct SessionSummary: Codable, Sendable, Hashable {
         case createdAt = "created_at"
         case lastUsedAt = "last_used_at"
         case expiresAt = "expires_at"
+        case bound
     }
 
-    public init(id: UUID, deviceName: String?, createdAt: String, lastUsedAt: String, expiresAt: String) {
+    public init(id: UUID, deviceName: String?, createdAt: String, lastUsedAt: String, expiresAt: String, bound: Bool = false) {
         self.id = id
         self.deviceName = deviceName
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
         self.expiresAt = expiresAt
+        self.bound = bound
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.id = try container.decode(UUID.self, forKey: .id)
+        self.deviceName = try container.decodeIfPresent(String.self, forKey: .deviceName)
+        self.createdAt = try container.decode(String.self, forKey: .createdAt)
+        self.lastUsedAt = try container.decode(String.self, forKey: .lastUsedAt)
+        self.expiresAt = try container.decode(String.self, forKey: .expiresAt)
+        // A replica that predates binding sends none: its sessions are unbound.
+        self.bound = try container.decodeIfPresent(Bool.self, forKey: .bound) ?? false
     }
 }
 
@@ -196,6 +221,9 @@ public struct VerifiedAccessToken: Codable, Sendable, Hashable {
     public var issuedAt: Int
     public var expiresAt: Int
     public var tokenID: String
+    /// The key thumbprint a bound token carries (`cnf.jkt`): a caller that accepts the token
+    /// from a client must check a DPoP proof by that key (DESIGN.md section 9.2).
+    public var dpopJKT: String?
 
     enum CodingKeys: String, CodingKey {
         case userID = "user_id"
@@ -204,14 +232,18 @@ public struct VerifiedAccessToken: Codable, Sendable, Hashable {
         case issuedAt = "issued_at"
         case expiresAt = "expires_at"
         case tokenID = "jti"
+        case dpopJKT = "dpop_jkt"
     }
 
-    public init(userID: UUID, sessionID: UUID, isAdmin: Bool, issuedAt: Int, expiresAt: Int, tokenID: String) {
+    public init(
+        userID: UUID, sessionID: UUID, isAdmin: Bool, issuedAt: Int, expiresAt: Int, tokenID: String, dpopJKT: String? = nil
+    ) {
         self.userID = userID
         self.sessionID = sessionID
         self.isAdmin = isAdmin
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
         self.tokenID = tokenID
+        self.dpopJKT = dpopJKT
     }
 }

@@ -44,6 +44,11 @@ extension AccessTokenClaims {
             json.write(#","iat_ms":"#)
             json.append(contentsOf: String(milliseconds).utf8)
         }
+        if let confirmation = self.cnf {
+            json.write(#","cnf":{"jkt":"#)
+            JSONString.write(confirmation.jkt, escapingSlashes: true, to: &json)
+            json.write("}")
+        }
         json.write("}")
         return json
     }

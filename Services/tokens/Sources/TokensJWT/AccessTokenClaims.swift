@@ -4,7 +4,8 @@ import TokensAPI
 
 /// The claims of an access token (DESIGN.md section 5 tokens): `iss`, `aud`, `sub` (user id),
 /// `sid` (session id), `iat`, `exp`, `jti`, `adm: true` for admins only, and `iat_ms`. `tokens`
-/// signs them and both `tokens` and the gateway verify them, through this one type.
+/// signs them and both `tokens` and the gateway verify them, through this one type. A session
+/// bound to a device's key (DPoP, DESIGN.md section 9.2) adds `cnf` `{"jkt": thumbprint}`.
 public struct AccessTokenClaims: JWTPayload, Equatable {
     public var iss: IssuerClaim
     public var aud: AudienceClaim
@@ -16,10 +17,21 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
     public var adm: Bool?
     /// The issue time in Unix milliseconds, compared with a user's not-before (`RevocationKeys`).
     public var iat_ms: Int64?
+    /// The key the token is bound to (RFC 9449 section 6.1); nil for a bearer token.
+    public var cnf: Confirmation?
+
+    /// `cnf`: the RFC 7638 thumbprint of the key whose proofs must go with the token.
+    public struct Confirmation: Codable, Equatable, Sendable {
+        public var jkt: String
+
+        public init(jkt: String) {
+            self.jkt = jkt
+        }
+    }
 
     public init(
         iss: IssuerClaim, aud: AudienceClaim, sub: SubjectClaim, sid: String, iat: IssuedAtClaim, exp: ExpirationClaim,
-        jti: IDClaim, adm: Bool? = nil, iat_ms: Int64? = nil
+        jti: IDClaim, adm: Bool? = nil, iat_ms: Int64? = nil, cnf: Confirmation? = nil
     ) {
         self.iss = iss
         self.aud = aud
@@ -30,6 +42,7 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
         self.jti = jti
         self.adm = adm
         self.iat_ms = iat_ms
+        self.cnf = cnf
     }
 
     /// `iat_ms`, or `iat` in milliseconds for a token signed before that claim existed.

@@ -19,7 +19,7 @@ struct TokenMethods: Sendable {
             try await self.issuance.issue(params).json
         }
         router.registerRaw(Tokens.refresh) { (params: RefreshParams, _) in
-            try await self.rotation.refresh(params.refreshToken)
+            try await self.rotation.refresh(params.refreshToken, proofKey: params.dpopJKT)
         }
         router.register(Tokens.revoke) { (params: RevokeParams, _) in
             try await self.revocation.revoke(sessionID: params.sessionID, userID: params.userID)

@@ -19,6 +19,8 @@ struct AccessTokenIssuer: Sendable {
         var userID: UUID
         var isAdmin: Bool
         var expiresAt: Date
+        /// The thumbprint of the device key the session is bound to (DPoP); nil: unbound.
+        var dpopJKT: String? = nil
     }
 
     /// A signed access token (never outliving the session) and `refreshToken`, as of `now`.
@@ -37,10 +39,11 @@ struct AccessTokenIssuer: Sendable {
             adm: session.isAdmin ? true : nil,
             // A user's not-before is compared to the millisecond, so that a sign-in after a
             // reactivation in the same second is not refused; `iat` and `exp` stay whole seconds.
-            iat_ms: RevocationKeys.milliseconds(now, rounding: .down))
+            iat_ms: RevocationKeys.milliseconds(now, rounding: .down),
+            cnf: session.dpopJKT.map(AccessTokenClaims.Confirmation.init(jkt:)))
         return TokenPair(
             accessToken: try await self.keyRing.sign(claims),
-            tokenType: "Bearer",
+            tokenType: session.dpopJKT == nil ? "Bearer" : "DPoP",
             expiresIn: max(0, Int(expiresAt.timeIntervalSince(issuedAt))),
             expiresAt: RFC3339.format(expiresAt),
             refreshToken: refreshToken.text,

@@ -7,7 +7,8 @@ import TokensJWT
 /// `tokens.verify`: for internal callers without a JWKS. Checks the signature, pins `iss` and
 /// `aud`, then `exp` (by the service's clock; `token_expired`), then revocation
 /// (`session_revoked`): the Redis copy, or Postgres when the copy is incomplete or Redis does
-/// not answer.
+/// not answer. A bound token's `cnf.jkt` is in the answer: checking its DPoP proof is the
+/// caller's, who has the request it came with.
 struct AccessTokenVerifier: Sendable {
     let keyRing: KeyRing
     let issuer: String
@@ -48,6 +49,6 @@ struct AccessTokenVerifier: Sendable {
         return VerifiedAccessToken(
             userID: userID, sessionID: sessionID, isAdmin: claims.adm ?? false,
             issuedAt: Int(issuedAt.timeIntervalSince1970), expiresAt: Int(claims.exp.value.timeIntervalSince1970),
-            tokenID: claims.jti.value)
+            tokenID: claims.jti.value, dpopJKT: claims.cnf?.jkt)
     }
 }

@@ -35,11 +35,15 @@ struct RefreshRotation: Sendable {
         var sessionRevoked: Bool
     }
 
-    /// The successor pair of `presented`, as the JSON the caller receives.
-    func refresh(_ presented: String) async throws -> RawJSON {
+    /// The successor pair of `presented`, as the JSON the caller receives. `proofKey` is the
+    /// thumbprint of the DPoP proof's key the gateway verified: a bound session's token is
+    /// refused without its own (before anything else, so that a thief without the key can
+    /// neither rotate the token nor get its session revoked as reuse).
+    func refresh(_ presented: String, proofKey: String? = nil) async throws -> RawJSON {
         guard let token = RefreshToken(presented: presented) else { throw TokenError.invalidRefreshToken }
-        if let session = self.recentSessions.take(tokenHash: token.hash), let pair = try await self.rotate(token, of: session, now: self.clock.now()) {
-            return pair
+        if let session = self.recentSessions.take(tokenHash: token.hash) {
+            try Self.checkBinding(of: session, proofKey: proofKey)
+            if let pair = try await self.rotate(token, of: session, now: self.clock.now()) { return pair }
         }
         // At most two rounds: a lost compare-and-set means another caller rotated; read its result.
         for _ in 0..<2 {
@@ -47,6 +51,7 @@ struct RefreshRotation: Sendable {
             guard let state = try await self.state(of: token), !state.sessionRevoked, now < state.session.expiresAt else {
                 throw TokenError.invalidRefreshToken
             }
+            try Self.checkBinding(of: state.session, proofKey: proofKey)
             if let rotatedAt = state.rotatedAt {
                 return try await self.replay(token, state: state, rotatedAt: rotatedAt, now: now)
             }
@@ -69,6 +74,13 @@ struct RefreshRotation: Sendable {
         TokenMetrics.rotations.increment()
         self.recentSessions.remember(session, forTokenHash: successor.hash)
         return pair
+    }
+
+    /// A bound session needs a proof by its key; an unbound one takes any (or none) and stays
+    /// unbound.
+    static func checkBinding(of session: AccessTokenIssuer.SessionFacts, proofKey: String?) throws(TokenError) {
+        guard let bound = session.dpopJKT else { return }
+        guard proofKey == bound else { throw .invalidDPoPProof }
     }
 
     /// A token already rotated: within the grace window its sealed successor, after it reuse.
@@ -108,7 +120,7 @@ struct RefreshRotation: Sendable {
     private func state(of token: RefreshToken) async throws -> TokenState? {
         let rows = try await self.postgres.query(
             """
-            SELECT r.rotated_at, r.successor_sealed, s.id, s.user_id, s.is_admin, s.expires_at,
+            SELECT r.rotated_at, r.successor_sealed, s.id, s.user_id, s.is_admin, s.expires_at, s.dpop_jkt,
                    s.revoked_at IS NOT NULL AS revoked
             FROM tokens.refresh_tokens r JOIN tokens.sessions s ON s.id = r.session_id
             WHERE r.hash = $1
@@ -118,7 +130,7 @@ struct RefreshRotation: Sendable {
         return TokenState(
             session: .init(
                 sessionID: try row.decode("id"), userID: try row.decode("user_id"), isAdmin: try row.decode("is_admin"),
-                expiresAt: try row.decode("expires_at")),
+                expiresAt: try row.decode("expires_at"), dpopJKT: try row.decode("dpop_jkt")),
             rotatedAt: try row.decode("rotated_at"), successorSealed: try row.decode("successor_sealed"),
             sessionRevoked: try row.decode("revoked"))
     }

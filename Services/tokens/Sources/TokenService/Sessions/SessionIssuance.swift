@@ -23,12 +23,12 @@ struct SessionIssuance: Sendable {
         }
         let session = AccessTokenIssuer.SessionFacts(
             sessionID: UUID.random(), userID: params.userID, isAdmin: params.isAdmin ?? false,
-            expiresAt: now.addingTimeInterval(self.refreshTokenTTL))
+            expiresAt: now.addingTimeInterval(self.refreshTokenTTL), dpopJKT: params.dpopJKT)
         let refreshToken = RefreshToken()
         let pair = try await self.issuer.pair(for: session, refreshToken: refreshToken, now: now)
         try await self.sessions.create(
             sessionID: session.sessionID, userID: session.userID, isAdmin: session.isAdmin, deviceName: deviceName,
-            refreshTokenHash: refreshToken.hash, now: now, expiresAt: session.expiresAt)
+            dpopJKT: session.dpopJKT, refreshTokenHash: refreshToken.hash, now: now, expiresAt: session.expiresAt)
         self.recentSessions.remember(session, forTokenHash: refreshToken.hash)
         return pair
     }

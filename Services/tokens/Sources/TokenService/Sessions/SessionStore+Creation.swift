@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 
-/// A session waiting in `SessionStore.creations`: `SessionStore.creation`'s seven parameters.
+/// A session waiting in `SessionStore.creations`: `SessionStore.creation`'s eight parameters.
 struct NewSession: Sendable {
     var bindings: [PostgresValue]
 }
@@ -10,12 +10,12 @@ extension SessionStore {
     /// Creates the session and its generation-0 refresh token in one statement, alone or with
     /// the creations that waited in `creations` with it.
     func create(
-        sessionID: UUID, userID: UUID, isAdmin: Bool, deviceName: String?, refreshTokenHash: [UInt8],
+        sessionID: UUID, userID: UUID, isAdmin: Bool, deviceName: String?, dpopJKT: String? = nil, refreshTokenHash: [UInt8],
         now: Date, expiresAt: Date
     ) async throws {
         let session = NewSession(bindings: [
             .uuid(sessionID), .uuid(userID), .bool(isAdmin), PostgresValue(deviceName), .timestamp(now), .timestamp(expiresAt),
-            .bytea(refreshTokenHash),
+            .bytea(refreshTokenHash), PostgresValue(dpopJKT),
         ])
         try await self.creations.run(session, for: .all) { try await self.run($0) }
     }
@@ -35,11 +35,12 @@ extension SessionStore {
     }
 
     /// The creation's statement: $1 the session's id, $2 its user, $3 whether an admin, $4 the
-    /// device's name, $5 now, $6 when it ends, $7 the first refresh token's hash.
+    /// device's name, $5 now, $6 when it ends, $7 the first refresh token's hash, $8 the
+    /// thumbprint of the key it is bound to (DPoP) or null.
     static var creation: String { foldedCreations[1] }
 
-    /// `count` creations as one statement, creation n's parameters as `$7n-6` ... `$7n`
-    /// (`creation`'s `$1` ... `$7`), one row (`creation_index`, 1-based) for each. The
+    /// `count` creations as one statement, creation n's parameters as `$8n-7` ... `$8n`
+    /// (`creation`'s `$1` ... `$8`), one row (`creation_index`, 1-based) for each. The
     /// statement's round trip and commit are paid once for them all.
     static func creation(count: Int) -> String { foldedCreations[count] }
 
@@ -47,11 +48,11 @@ extension SessionStore {
 
     private static func creationStatement(count: Int) -> String {
         let steps = (1...count).map { n in
-            let p = { (index: Int) in "$\(7 * (n - 1) + index)" }
+            let p = { (index: Int) in "$\(8 * (n - 1) + index)" }
             return """
                 session\(n) AS (
-                    INSERT INTO tokens.sessions (id, user_id, is_admin, device_name, created_at, last_used_at, expires_at)
-                    VALUES (\(p(1)), \(p(2)), \(p(3)), \(p(4)), \(p(5)), \(p(5)), \(p(6)))
+                    INSERT INTO tokens.sessions (id, user_id, is_admin, device_name, created_at, last_used_at, expires_at, dpop_jkt)
+                    VALUES (\(p(1)), \(p(2)), \(p(3)), \(p(4)), \(p(5)), \(p(5)), \(p(6)), \(p(8)))
                     RETURNING id
                 ), token\(n) AS (
                     INSERT INTO tokens.refresh_tokens (hash, session_id, generation, issued_at)

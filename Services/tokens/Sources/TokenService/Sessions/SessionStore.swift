@@ -19,7 +19,7 @@ struct SessionStore: Sendable {
     func list(userID: UUID, now: Date) async throws -> [SessionSummary] {
         let rows = try await self.postgres.query(
             """
-            SELECT id, device_name, created_at, last_used_at, expires_at
+            SELECT id, device_name, created_at, last_used_at, expires_at, dpop_jkt IS NOT NULL AS bound
             FROM tokens.sessions
             WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2
             ORDER BY last_used_at DESC, id
@@ -30,7 +30,7 @@ struct SessionStore: Sendable {
                 id: try row.decode("id"), deviceName: try row.decode("device_name"),
                 createdAt: RFC3339.format(try row.decode("created_at")),
                 lastUsedAt: RFC3339.format(try row.decode("last_used_at")),
-                expiresAt: RFC3339.format(try row.decode("expires_at")))
+                expiresAt: RFC3339.format(try row.decode("expires_at")), bound: try row.decode("bound"))
         }
     }
 
