@@ -15,6 +15,15 @@ struct AccessTokenTests {
         #expect(AuthMiddleware.bearerToken("Bearerabc") == nil)
     }
 
+    @Test func dpopHeaderParsing() {
+        #expect(AuthMiddleware.credentials("DPoP abc.def.ghi").map { $0.0 == .dpop && $0.1 == "abc.def.ghi" } == true)
+        #expect(AuthMiddleware.credentials("dpop  x ").map { $0.0 == .dpop && $0.1 == "x" } == true)
+        #expect(AuthMiddleware.credentials("Bearer x").map { $0.0 == .bearer && $0.1 == "x" } == true)
+        #expect(AuthMiddleware.credentials("DPoP ") == nil)
+        #expect(AuthMiddleware.credentials("DPoPx") == nil)
+        #expect(AuthMiddleware.credentials("Basic x") == nil)
+    }
+
     @Test func verifiedTokensExpireAndDieWithTheKeySet() {
         let cache = VerifiedTokenCache(capacity: 2, maximumAge: 10_000)
         let token = VerifiedToken(caller: Caller(userID: UUID(), sessionID: UUID(), isAdmin: false), issuedAt: 1000)

@@ -56,6 +56,7 @@ import Testing
         let components = try #require(document["components"] as? [String: Any])
         let schemes = try #require(components["securitySchemes"] as? [String: [String: Any]])
         #expect(schemes["bearer"]?["scheme"] as? String == "bearer")
+        #expect(schemes["dpop"]?["scheme"] as? String == "DPoP")
         #expect(schemes["adminSession"]?["in"] as? String == "cookie")
         #expect(schemes["adminSession"]?["name"] as? String == AdminRoutes.cookieName)
     }
@@ -70,7 +71,7 @@ import Testing
         let statuses: [String: HTTPResponse.Status] = [
             "bad_request": .badRequest, "unauthorized": .unauthorized, "token_expired": .unauthorized,
             "session_revoked": .unauthorized, "invalid_identity_token": .unauthorized, "invalid_refresh_token": .unauthorized,
-            "refresh_token_reused": .unauthorized, "forbidden": .forbidden, "user_inactive": .forbidden, "not_found": .notFound,
+            "refresh_token_reused": .unauthorized, "invalid_dpop_proof": .unauthorized, "forbidden": .forbidden, "user_inactive": .forbidden, "not_found": .notFound,
             "identity_already_linked": .conflict, "last_identity": .conflict, "conflict": .conflict,
             "payload_too_large": .contentTooLarge, "unsupported_media_type": .unsupportedMediaType,
             "rate_limited": .tooManyRequests, "service_unavailable": .serviceUnavailable, "internal": .internalServerError,

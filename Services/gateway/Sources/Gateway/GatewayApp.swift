@@ -1,3 +1,4 @@
+import DPoP
 import Foundation
 import Hummingbird
 import IdentityAPI
@@ -76,6 +77,7 @@ public enum GatewayApp {
                 keys: keys, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience,
                 leeway: configuration.clockLeeway),
             revocations: RevocationChecker(redis: redis, failOpen: configuration.revocationFailOpen, cache: revocationCache),
+            dpop: Self.dpopVerifier(configuration: configuration, redis: redis),
             deletionRetryPath: "/api/v1/auth/account")
         let auth = AuthRoutes(
             orchestration: orchestration, backends: backends, rateLimiter: rateLimiter, authentication: authentication,
@@ -93,5 +95,16 @@ public enum GatewayApp {
             maxBodyBytes: configuration.maxBodyBytes
         ).add(to: router)
         return router
+    }
+
+    static func dpopVerifier(configuration: GatewayConfiguration, redis: RedisClient) -> DPoPVerifier {
+        let check = DPoPProofCheck(maximumAge: configuration.dpop.proofMaxAge, leeway: configuration.clockLeeway)
+        return DPoPVerifier(
+            check: check,
+            replays: DPoPReplays(redis: redis, window: check.replayWindow, failOpen: configuration.revocationFailOpen),
+            targetURL: RequestTargetURL(
+                publicBaseURL: configuration.dpop.publicBaseURL,
+                clientAddresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies)),
+            required: configuration.dpop.required)
     }
 }

@@ -37,6 +37,19 @@ public struct GatewayConfiguration: Sendable {
     public var clockLeeway: Int
     /// Seconds a guest may go unused before it is deleted (`GUEST_TTL`, 30 days; 0: never).
     public var guestTTL: Int
+    /// Sessions bound to a device's key (DPoP, DESIGN.md section 9.2).
+    public var dpop: DPoPSettings
+
+    public struct DPoPSettings: Sendable {
+        /// `DPOP_REQUIRED` (false): a sign-in, guest or refresh without a proof, and an
+        /// unbound access token, are refused.
+        public var required: Bool
+        /// `DPOP_PROOF_MAX_AGE` (60 s): how old a proof's `iat` may be, plus the clock leeway.
+        public var proofMaxAge: Int
+        /// `PUBLIC_BASE_URL`: the scheme, host and any path prefix clients call the gateway by,
+        /// which a proof's `htu` must name; unset, the request's own scheme and `Host`.
+        public var publicBaseURL: String?
+    }
 
     public struct RateLimits: Sendable {
         public var signInPerMinute: Int
@@ -85,6 +98,19 @@ public struct GatewayConfiguration: Sendable {
         self.guestTTL = try env.int("GUEST_TTL", default: 2_592_000, range: 0...(10 * 365 * 86_400))
         // Revocation keys outlive a token by at most this (RevocationKeys.skewMargin).
         self.clockLeeway = try env.int("TOKEN_CLOCK_LEEWAY", default: 30, range: 0...RevocationKeys.maximumVerifierLeeway)
+        var publicBaseURL = env.optional("PUBLIC_BASE_URL")
+        if let url = publicBaseURL {
+            guard url.hasPrefix("https://") || url.hasPrefix("http://"), !url.contains("?"), !url.contains("#"),
+                !url.contains(" "), url.utf8.count <= 2048
+            else {
+                throw ConfigurationError.invalid("PUBLIC_BASE_URL", "the URL clients call the gateway by (https://api.example.com)")
+            }
+            while publicBaseURL?.hasSuffix("/") == true { publicBaseURL?.removeLast() }
+        }
+        self.dpop = DPoPSettings(
+            required: try env.bool("DPOP_REQUIRED", default: false),
+            proofMaxAge: try env.int("DPOP_PROOF_MAX_AGE", default: 60, range: 1...3600),
+            publicBaseURL: publicBaseURL)
     }
 
     private static func endpoints(_ env: EnvironmentReader, _ name: String, default defaultValue: String) throws -> [RPCEndpoint] {

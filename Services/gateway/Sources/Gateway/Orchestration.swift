@@ -39,7 +39,8 @@ struct Orchestration: Sendable {
         self.userChanged(signIn.user.id)
         // Not idempotent (a retry would open a second session): sent once.
         let pair = try await self.backends.tokens.call(
-            Tokens.issue, IssueParams(userID: signIn.user.id, isAdmin: signIn.user.isAdmin, deviceName: deviceName),
+            Tokens.issue,
+            IssueParams(userID: signIn.user.id, isAdmin: signIn.user.isAdmin, deviceName: deviceName, dpopJKT: context.deviceKey),
             options: Backends.options(context, idempotent: false))
         return TokenResponse(pair: pair, user: signIn.user, isNewUser: signIn.isNewUser)
     }
@@ -49,7 +50,7 @@ struct Orchestration: Sendable {
         let user = try await self.backends.identity.call(
             Identity.createGuest, Empty(), options: Backends.options(context, idempotent: false))
         let pair = try await self.backends.tokens.call(
-            Tokens.issue, IssueParams(userID: user.id, isAdmin: false, deviceName: deviceName),
+            Tokens.issue, IssueParams(userID: user.id, isAdmin: false, deviceName: deviceName, dpopJKT: context.deviceKey),
             options: Backends.options(context, idempotent: false))
         GuestMetrics.created.increment()
         return TokenResponse(pair: pair, user: user, isNewUser: true)
@@ -62,7 +63,7 @@ struct Orchestration: Sendable {
         let pair: TokenPair
         do {
             pair = try await self.backends.tokens.call(
-                Tokens.refresh, RefreshParams(refreshToken: refreshToken), options: Backends.options(context, idempotent: true))
+                Tokens.refresh, RefreshParams(refreshToken: refreshToken, dpopJKT: context.deviceKey), options: Backends.options(context, idempotent: true))
         } catch let error as RPCError where error.code == .refreshTokenReused {
             // tokens revoked the whole session without saying whose it was: drop every cached
             // verdict now rather than wait for the message.

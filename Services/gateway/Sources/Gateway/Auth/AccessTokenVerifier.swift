@@ -15,6 +15,9 @@ struct VerifiedToken: Sendable {
     var caller: Caller
     /// The token's `iat` in Unix milliseconds (compared with a user's not-before).
     var issuedAt: Int64
+    /// `cnf.jkt`: the thumbprint of the device key the token is bound to (DPoP); nil for a
+    /// bearer token.
+    var dpopJKT: String? = nil
 }
 
 /// Verifies access tokens locally with the keys `tokens.jwks` publishes: the signature (with
@@ -66,7 +69,7 @@ struct AccessTokenVerifier: Sendable {
         guard claims.exp.value.timeIntervalSince1970 + leeway > now else { throw APIError.tokenExpired }
         let token = VerifiedToken(
             caller: Caller(userID: userID, sessionID: sessionID, isAdmin: claims.adm ?? false),
-            issuedAt: claims.issuedAtMilliseconds)
+            issuedAt: claims.issuedAtMilliseconds, dpopJKT: claims.cnf?.jkt)
         self.verified.insert(
             token, for: tokenText, expiresAt: claims.exp.value.timeIntervalSince1970, now: now, keyGeneration: generation)
         return token

@@ -16,7 +16,10 @@ struct APIError: HTTPResponseError {
         self.code = code
         self.message = message
         self.headers = headers
-        if status == .unauthorized {
+        if code == .invalidDPoPProof {
+            // RFC 9449 section 7.1: the DPoP challenge, with the one algorithm accepted.
+            self.headers[.wwwAuthenticate] = #"DPoP error="invalid_dpop_proof", algs="ES256""#
+        } else if status == .unauthorized {
             self.headers[.wwwAuthenticate] = "Bearer"
         }
     }
@@ -30,6 +33,8 @@ struct APIError: HTTPResponseError {
     static let unauthorized = APIError(.unauthorized, .unauthorized, "The access token is missing or not valid; please sign in again")
     static let tokenExpired = APIError(.unauthorized, .tokenExpired, "The access token has expired; refresh it and try again")
     static let sessionRevoked = APIError(.unauthorized, .sessionRevoked, "You have been signed out; please sign in again")
+    static let invalidDPoPProof = APIError(
+        .unauthorized, .invalidDPoPProof, "This request needs a valid DPoP proof signed with the device's key")
     static let notFound = APIError(.notFound, .notFound, "Not found")
     static let payloadTooLarge = APIError(.contentTooLarge, .payloadTooLarge, "The request body is too large")
     static let unsupportedMediaType = APIError(
@@ -42,7 +47,8 @@ struct APIError: HTTPResponseError {
     static func status(for code: ErrorCode) -> HTTPResponse.Status {
         switch code {
         case .badRequest: .badRequest
-        case .unauthorized, .tokenExpired, .sessionRevoked, .invalidIdentityToken, .invalidRefreshToken, .refreshTokenReused:
+        case .unauthorized, .tokenExpired, .sessionRevoked, .invalidIdentityToken, .invalidRefreshToken, .refreshTokenReused,
+            .invalidDPoPProof:
             .unauthorized
         case .forbidden, .userInactive: .forbidden
         case .notFound: .notFound

@@ -123,7 +123,7 @@ struct ClientAddressResolver: Sendable {
         return IPAddress(host)
     }
 
-    private func isTrusted(_ address: IPAddress) -> Bool {
+    func isTrusted(_ address: IPAddress) -> Bool {
         self.trustedProxies.contains { $0.contains(address) }
     }
 }

@@ -9,6 +9,9 @@ struct GatewayRequestContext: RequestContext, RemoteAddressRequestContext {
     let remoteAddress: SocketAddress?
     /// Set by `AuthMiddleware` on every route that needs a bearer token.
     var caller: Caller?
+    /// The thumbprint of the verified DPoP proof's key a sign-in, guest or refresh came with:
+    /// the session it opens is bound to it, and a bound session's refresh needs it.
+    var deviceKey: String?
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

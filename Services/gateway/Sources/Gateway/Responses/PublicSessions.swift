@@ -22,6 +22,7 @@ struct PublicSessions: Encodable {
             case createdAt = "created_at"
             case lastUsedAt = "last_used_at"
             case expiresAt = "expires_at"
+            case bound
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -31,6 +32,7 @@ struct PublicSessions: Encodable {
             try container.encode(self.summary.createdAt, forKey: .createdAt)
             try container.encode(self.summary.lastUsedAt, forKey: .lastUsedAt)
             try container.encode(self.summary.expiresAt, forKey: .expiresAt)
+            try container.encode(self.summary.bound, forKey: .bound)
             try container.encodeIfPresent(self.current, forKey: .current)
         }
     }

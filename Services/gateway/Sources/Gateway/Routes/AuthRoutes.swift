@@ -31,7 +31,10 @@ struct AuthRoutes: Sendable {
         group.post("auth/guest") { request, context in
             try await self.rateLimiter.check("signin", limit: self.limits.signInPerMinute, request: request, context: context)
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes, optional: true)
-            return try await self.orchestration.createGuest(deviceName: try Self.deviceName(body), context: context).response()
+            let deviceName = try Self.deviceName(body)
+            var context = context
+            context.deviceKey = try await self.authentication.dpop.sessionKey(request, context: context)
+            return try await self.orchestration.createGuest(deviceName: deviceName, context: context).response()
         }
         group.post("auth/apple/notifications") { request, context in
             try await self.rateLimiter.check(
@@ -49,6 +52,8 @@ struct AuthRoutes: Sendable {
             guard case .string(let token)? = body["refresh_token"], !token.isEmpty else {
                 throw APIError.badRequest("refresh_token is required")
             }
+            var context = context
+            context.deviceKey = try await self.authentication.dpop.sessionKey(request, context: context)
             return try await self.orchestration.refresh(refreshToken: token, context: context).response()
         }
     }
@@ -133,16 +138,24 @@ struct AuthRoutes: Sendable {
     }
 
     /// A sign-in; with `Authorization: Bearer`, a guest's upgrade or merge (DESIGN.md section
-    /// 9.1), the bearer verified as on every authenticated route and never ignored.
+    /// 9.1), the bearer verified as on every authenticated route and never ignored. With a DPoP
+    /// proof the new session is bound to its key (a bound guest's proof serves both).
     private func signIn(
         provider: IdentityProvider, body: JSONObject, request: Request, context: GatewayRequestContext
     ) async throws -> Response {
         let credential = try Self.credential(provider: provider, body: body)
         let deviceName = try Self.deviceName(body)
+        var context = context
         guard request.headers[.authorization] != nil else {
+            context.deviceKey = try await self.authentication.dpop.sessionKey(request, context: context)
             return try await self.orchestration.signIn(credential: credential, deviceName: deviceName, context: context).response()
         }
         let (guest, verdict) = try await self.authentication.authenticate(request, context: context)
+        if let key = guest.dpopJKT {
+            context.deviceKey = key
+        } else {
+            context.deviceKey = try await self.authentication.dpop.sessionKey(request, context: context)
+        }
         let flow = GuestSignInFlow(orchestration: self.orchestration, backends: self.backends)
         return try await flow.signIn(credential: credential, deviceName: deviceName, guest: guest.caller, verdict: verdict, context: context)
             .response()

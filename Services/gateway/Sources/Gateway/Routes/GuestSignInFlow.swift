@@ -92,7 +92,7 @@ struct GuestSignInFlow: Sendable {
     /// Opens a session for `user` (not idempotent: sent once).
     private func issue(_ user: User, deviceName: String?, context: GatewayRequestContext) async throws -> TokenPair {
         try await self.backends.tokens.call(
-            Tokens.issue, IssueParams(userID: user.id, isAdmin: user.isAdmin, deviceName: deviceName),
+            Tokens.issue, IssueParams(userID: user.id, isAdmin: user.isAdmin, deviceName: deviceName, dpopJKT: context.deviceKey),
             options: Backends.options(context, idempotent: false))
     }
 }
