@@ -12,12 +12,18 @@ let package = Package(
         .library(name: "LatchkeyClient", targets: ["LatchkeyClient"]),
     ],
     targets: [
-        .target(name: "LatchkeyClient"),
+        // Where there is no CryptoKit (Linux), the device key of a bound session (DPoP) is
+        // OpenSSL's libcrypto, a system library: no package dependency.
+        .target(
+            name: "LatchkeyClient",
+            dependencies: [.target(name: "CLatchkeyOpenSSL", condition: .when(platforms: [.linux]))]),
+        .systemLibrary(
+            name: "CLatchkeyOpenSSL", path: "Sources/CLatchkeyOpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .testTarget(name: "LatchkeyClientTests", dependencies: ["LatchkeyClient"]),
     ]
 )
 
-for target in package.targets {
+for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     target.swiftSettings = settings

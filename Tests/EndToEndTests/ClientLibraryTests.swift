@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyClient
 import Synchronization
+import TestSupport
 import Testing
 
 /// The client library apps link (issue 18), over URLSession against the real stack: sign-in with
@@ -51,6 +52,11 @@ struct ClientLibraryTests {
     /// What Sign in with Apple gives an app for the mock's Apple account `subject`.
     static func apple(_ stack: Stack, _ subject: String) async throws -> AppleCredential {
         AppleCredential(identityToken: try await stack.appleToken(subject: subject))
+    }
+
+    /// Where the client keeps the device key its sessions are bound to, beside the tokens.
+    static func keyFile(of store: FileTokenStore) -> URL {
+        store.file.deletingLastPathComponent().appendingPathComponent(store.file.lastPathComponent + ".dpop-key")
     }
 
     static func isCase(_ error: any Error, _ code: String) -> Bool {
@@ -214,6 +220,8 @@ struct ClientLibraryTests {
             stale.lifetime = 900
             let tabletFile = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-tablet-\(UUID().uuidString)/tokens.json")
             try await FileTokenStore(file: tabletFile).save(stale)
+            // The same device: its key (the session is bound to it) goes with its tokens.
+            try FileManager.default.copyItem(at: Self.keyFile(of: laptopStore), to: Self.keyFile(of: FileTokenStore(file: tabletFile)))
             let transport = CountingTransport()
             let (tablet, _) = try Self.device(stack, name: "tablet", transport: transport, file: tabletFile)
             try await withThrowingTaskGroup(of: [String: ItemState].self) { group in
@@ -276,7 +284,9 @@ struct ClientLibraryTests {
             let token = try #require(try await phoneStore.load()?.accessToken)
             try await phone.signOut()
             #expect(try await phone.authState() == .signedOut(.signedOut))
-            #expect(try await stack.request("GET", "/api/v1/auth/me", token: token).errorCode == "session_revoked")
+            let key = try DPoPProofMaker(pkcs8File: Self.keyFile(of: phoneStore))
+            let proof = key.proof(method: "GET", url: stack.gatewayURL + "/api/v1/auth/me", accessToken: token)
+            #expect(try await BoundSessionTests.bound(stack, "GET", "/api/v1/auth/me", token: token, proof: proof).errorCode == "session_revoked")
         }
     }
 }

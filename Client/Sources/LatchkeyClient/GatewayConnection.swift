@@ -13,6 +13,18 @@ struct GatewayConnection: Sendable {
     let maximumAttempts: Int
     /// The longest `Retry-After` the client waits by itself; a longer one is thrown to the app.
     let maximumRetryDelay: TimeInterval
+    /// The device key's proofs (DPoP); nil: bearer sessions only.
+    var proofs: DPoPProofs? = nil
+
+    /// Which DPoP proof goes with a request: a new one for every attempt (a proof is spent once
+    /// the gateway has seen it).
+    enum Proof: Sendable {
+        case none
+        /// A sign-in, guest or refresh: proves the key the session is bound to (when there is one).
+        case session
+        /// A request with a bound access token: `Authorization: DPoP` and a proof with its hash.
+        case bound(accessToken: String)
+    }
 
     /// Whether a request may be sent twice with the same effect.
     enum Repeat {
@@ -34,13 +46,15 @@ struct GatewayConnection: Sendable {
     /// response when its status is below 400. Throws `CancellationError` when the task is cancelled.
     func send(
         _ method: String, _ path: String, query: [(String, String)] = [], body: [String: JSONValue]? = nil, bearer: String? = nil,
-        repeat: Repeat, timeout: TimeInterval? = nil
+        bound: Bool = false, provesKey: Bool = false, repeat: Repeat, timeout: TimeInterval? = nil
     ) async throws -> HTTPResponse {
-        let request = try self.request(method, path, query: query, body: body, bearer: bearer, timeout: timeout ?? self.requestTimeout)
+        let proof: Proof = if let bearer, bound { .bound(accessToken: bearer) } else if provesKey { .session } else { .none }
+        let request = try self.request(
+            method, path, query: query, body: body, bearer: bearer, bound: bound, timeout: timeout ?? self.requestTimeout)
         var attempt = 1
         while true {
             do {
-                return try await self.sendOnce(request)
+                return try await self.sendOnce(request, proof: proof)
             } catch let error as LatchkeyError {
                 guard case .idempotent = `repeat`, attempt < self.maximumAttempts, let delay = self.retryDelay(after: error, attempt: attempt)
                 else { throw error }
@@ -59,7 +73,8 @@ struct GatewayConnection: Sendable {
     }
 
     func request(
-        _ method: String, _ path: String, query: [(String, String)], body: [String: JSONValue]?, bearer: String?, timeout: TimeInterval
+        _ method: String, _ path: String, query: [(String, String)], body: [String: JSONValue]?, bearer: String?, bound: Bool = false,
+        timeout: TimeInterval
     ) throws(LatchkeyError) -> HTTPRequest {
         let base = self.baseURL.absoluteString.hasSuffix("/") ? String(self.baseURL.absoluteString.dropLast()) : self.baseURL.absoluteString
         var text = base + path
@@ -69,7 +84,7 @@ struct GatewayConnection: Sendable {
         guard let url = URL(string: text) else { throw .transport(URLError(.badURL)) }
         var request = HTTPRequest(method: method, url: url, headers: self.additionalHeaders, timeout: timeout)
         request.headers["Accept"] = "application/json"
-        if let bearer { request.headers["Authorization"] = "Bearer \(bearer)" }
+        if let bearer { request.headers["Authorization"] = (bound ? "DPoP " : "Bearer ") + bearer }
         if let body {
             do {
                 request.body = try JSONCoding.encoder().encode(body)
@@ -83,7 +98,8 @@ struct GatewayConnection: Sendable {
 
     /// One attempt: the transport's answer, or `transport(URLError(.timedOut))` once the
     /// request's timeout passed (the transport's request is cancelled then).
-    func sendOnce(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func sendOnce(_ unproven: HTTPRequest, proof: Proof = .none) async throws -> HTTPResponse {
+        let request = try await self.proven(unproven, proof)
         let transport = self.transport
         let timeout = request.timeout ?? self.requestTimeout
         let response: HTTPResponse
@@ -106,6 +122,19 @@ struct GatewayConnection: Sendable {
         return response
     }
 
+    /// `request` with a new DPoP proof when it needs one and the client has a device key.
+    private func proven(_ request: HTTPRequest, _ proof: Proof) async throws -> HTTPRequest {
+        guard let proofs = self.proofs else { return request }
+        var request = request
+        switch proof {
+        case .none: break
+        case .session: request.headers["DPoP"] = try await proofs.proof(method: request.method, url: request.url, accessToken: nil, now: Date())
+        case .bound(let token):
+            request.headers["DPoP"] = try await proofs.proof(method: request.method, url: request.url, accessToken: token, now: Date())
+        }
+        return request
+    }
+
     /// Decodes a success response's body.
     static func decode<T: Decodable>(_ type: T.Type, from response: HTTPResponse) throws(LatchkeyError) -> T {
         do {
@@ -120,6 +149,6 @@ struct GatewayConnection: Sendable {
     func refresh(_ refreshToken: String, timeout: TimeInterval) async throws -> TokenResponse {
         let request = try self.request(
             "POST", "/api/v1/auth/refresh", query: [], body: ["refresh_token": .string(refreshToken)], bearer: nil, timeout: timeout)
-        return try Self.decode(TokenResponse.self, from: try await self.sendOnce(request))
+        return try Self.decode(TokenResponse.self, from: try await self.sendOnce(request, proof: .session))
     }
 }

@@ -10,11 +10,11 @@ import Security
 /// both rotate the same refresh token.
 public actor KeychainTokenStore: TokenStore {
     /// The item's `kSecAttrService`; the app's bundle id plus a suffix is a good choice.
-    public let service: String
+    public nonisolated let service: String
     /// The item's `kSecAttrAccount`.
-    public let account: String
+    public nonisolated let account: String
     /// A Keychain access group shared with the app's extensions, or nil for the app's own.
-    public let accessGroup: String?
+    public nonisolated let accessGroup: String?
     /// A file the processes sharing the item lock while one refreshes (in the app group's
     /// container), or nil when one process uses it.
     public let lockFile: URL?
@@ -45,10 +45,15 @@ public actor KeychainTokenStore: TokenStore {
     }
 
     private var query: [String: Any] {
+        Self.itemQuery(service: self.service, account: self.account, accessGroup: self.accessGroup)
+    }
+
+    /// The query of one generic-password item (the tokens', or the device key's beside them).
+    static func itemQuery(service: String, account: String, accessGroup: String?) -> [String: Any] {
         var query: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword,
-            kSecAttrService as String: self.service,
-            kSecAttrAccount as String: self.account,
+            kSecAttrService as String: service,
+            kSecAttrAccount as String: account,
         ]
         if let accessGroup { query[kSecAttrAccessGroup as String] = accessGroup }
         return query

@@ -30,16 +30,17 @@ extension LatchkeyClient {
     /// session, so that the gateway upgrades or merges the guest. When the gateway refuses that
     /// token (the guest's session ended), the sign-in goes again without it.
     private func signIn(_ path: String, body: [String: JSONValue]) async throws -> SignInResult {
-        guard let guestToken = await self.guestAccessToken() else { return try await self.signIn(path, body: body, bearer: nil) }
+        guard let guest = await self.guestTokens() else { return try await self.signIn(path, body: body, bearer: nil) }
         do {
-            return try await self.signIn(path, body: body, bearer: guestToken)
+            return try await self.signIn(path, body: body, bearer: guest.accessToken, bound: guest.isBound)
         } catch LatchkeyError.sessionRevoked, LatchkeyError.unauthorized, LatchkeyError.tokenExpired {
             return try await self.signIn(path, body: body, bearer: nil)
         }
     }
 
-    private func signIn(_ path: String, body: [String: JSONValue], bearer: String?) async throws -> SignInResult {
-        let reply = try await self.gateway.send("POST", path, body: body, bearer: bearer, repeat: .once)
+    /// With a device key the request carries a proof by it, and the session is bound to it.
+    private func signIn(_ path: String, body: [String: JSONValue], bearer: String?, bound: Bool = false) async throws -> SignInResult {
+        let reply = try await self.gateway.send("POST", path, body: body, bearer: bearer, bound: bound, provesKey: true, repeat: .once)
         let response = try GatewayConnection.decode(TokenResponse.self, from: reply)
         let receivedUptime = self.configuration.uptime()
         await self.session.signedIn(response.tokens(receivedAt: self.configuration.now()), receivedUptime: receivedUptime)
@@ -48,11 +49,11 @@ extension LatchkeyClient {
             mergedGuest: response.mergedGuest)
     }
 
-    /// The access token of the guest this client is signed in as (refreshed first when due);
-    /// nil when it holds no guest's session.
-    private func guestAccessToken() async -> String? {
+    /// The tokens of the guest this client is signed in as (refreshed first when due); nil when
+    /// it holds no guest's session.
+    private func guestTokens() async -> StoredTokens? {
         guard let tokens = try? await self.session.validTokens(), tokens.user.isGuest else { return nil }
-        return tokens.accessToken
+        return tokens
     }
 
     /// Ends sessions (`POST /api/v1/auth/logout`). With ``SignOutScope/thisDevice`` or

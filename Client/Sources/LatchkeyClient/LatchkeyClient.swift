@@ -47,6 +47,9 @@ public final class LatchkeyClient: Sendable {
         public var maximumRetryDelay: TimeInterval
         /// Header fields sent with every request.
         public var additionalHeaders: [String: String]
+        /// The key sessions are bound to (DPoP): by default the client's own, in the Secure
+        /// Enclave where there is one (``DeviceKeyChoice``).
+        public var deviceKey: DeviceKeyChoice
         /// Called when the token store fails to take a pair the client received: the client keeps
         /// it in memory, goes on using it, and saves it again on its next call.
         public var onTokenStoreFailure: (@Sendable (LatchkeyError) -> Void)?
@@ -60,7 +63,7 @@ public final class LatchkeyClient: Sendable {
             baseURL: URL, tokenStore: (any TokenStore)? = nil, transport: any HTTPTransport = URLSessionTransport(),
             deviceName: String? = nil, refreshAhead: TimeInterval = 60, requestTimeout: TimeInterval = 30,
             refreshAttemptTimeout: TimeInterval = 3, refreshRetryWindow: TimeInterval = 8, maximumAttempts: Int = 3,
-            maximumRetryDelay: TimeInterval = 10, additionalHeaders: [String: String] = [:],
+            maximumRetryDelay: TimeInterval = 10, additionalHeaders: [String: String] = [:], deviceKey: DeviceKeyChoice = .automatic,
             onTokenStoreFailure: (@Sendable (LatchkeyError) -> Void)? = nil, now: @escaping @Sendable () -> Date = { Date() },
             uptime: @escaping @Sendable () -> TimeInterval = Configuration.continuousUptime
         ) {
@@ -75,6 +78,7 @@ public final class LatchkeyClient: Sendable {
             self.maximumAttempts = max(1, maximumAttempts)
             self.maximumRetryDelay = maximumRetryDelay
             self.additionalHeaders = additionalHeaders
+            self.deviceKey = deviceKey
             self.onTokenStoreFailure = onTokenStoreFailure
             self.now = now
             self.uptime = uptime
@@ -101,7 +105,7 @@ public final class LatchkeyClient: Sendable {
         self.gateway = GatewayConnection(
             baseURL: configuration.baseURL, transport: configuration.transport, additionalHeaders: configuration.additionalHeaders,
             requestTimeout: configuration.requestTimeout, maximumAttempts: configuration.maximumAttempts,
-            maximumRetryDelay: configuration.maximumRetryDelay)
+            maximumRetryDelay: configuration.maximumRetryDelay, proofs: configuration.deviceKey.proofs(with: configuration.tokenStore))
         self.session = SessionController(
             store: configuration.tokenStore, gateway: self.gateway,
             settings: .init(
@@ -157,7 +161,8 @@ public final class LatchkeyClient: Sendable {
         let tokens = try await self.session.validTokens()
         let refusal: any Error
         do {
-            return try await self.gateway.send(method, path, query: query, body: body, bearer: tokens.accessToken, repeat: `repeat`)
+            return try await self.gateway.send(
+                method, path, query: query, body: body, bearer: tokens.accessToken, bound: tokens.isBound, repeat: `repeat`)
         } catch {
             refusal = error
         }
@@ -167,7 +172,8 @@ public final class LatchkeyClient: Sendable {
         }
         let renewed = try await self.session.validTokens(replacingExpired: tokens.accessToken)
         do {
-            return try await self.gateway.send(method, path, query: query, body: body, bearer: renewed.accessToken, repeat: `repeat`)
+            return try await self.gateway.send(
+                method, path, query: query, body: body, bearer: renewed.accessToken, bound: renewed.isBound, repeat: `repeat`)
         } catch {
             try await self.session.refused(error, accessToken: renewed.accessToken)
             throw error

@@ -25,6 +25,29 @@ enum PrivateFile {
     }
 
     static func write(_ data: Data, to file: URL) throws {
+        let temporary = try Self.temporaryCopy(of: data, beside: file)
+        guard rename(temporary.path, file.path) == 0 else {
+            let failure = errno
+            unlink(temporary.path)
+            throw Self.posixError(failure)
+        }
+    }
+
+    /// Writes `data` to `file` only when there is no such file, atomically (a hard link of a
+    /// complete copy, which fails when the name is taken): of two processes creating it at
+    /// once, one wins and both then read the same. False when the file was there.
+    static func create(_ data: Data, at file: URL) throws -> Bool {
+        let temporary = try Self.temporaryCopy(of: data, beside: file)
+        defer { unlink(temporary.path) }
+        guard link(temporary.path, file.path) == 0 else {
+            if errno == EEXIST { return false }
+            throw Self.posixError(errno)
+        }
+        return true
+    }
+
+    /// A new 0600 file beside `file` holding `data`, flushed.
+    private static func temporaryCopy(of data: Data, beside file: URL) throws -> URL {
         try Self.createFolder(of: file)
         let temporary = file.deletingLastPathComponent()
             .appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
@@ -39,11 +62,7 @@ enum PrivateFile {
             unlink(temporary.path)
             throw error
         }
-        guard rename(temporary.path, file.path) == 0 else {
-            let failure = errno
-            unlink(temporary.path)
-            throw Self.posixError(failure)
-        }
+        return temporary
     }
 
     static func remove(_ file: URL) throws {

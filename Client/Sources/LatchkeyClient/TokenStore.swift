@@ -19,11 +19,18 @@ public struct StoredTokens: Codable, Hashable, Sendable {
     /// at once, so an answer lost to the app being suspended or killed does not end the session.
     public var refreshStartedAt: Date?
     public var user: User
+    /// The gateway's `token_type`: `DPoP` for a session bound to the device's key (every request
+    /// and refresh then carries a proof by it), `Bearer` (or nil, stored by an earlier version)
+    /// otherwise.
+    public var tokenType: String?
+
+    /// Whether the session is bound to the device's key.
+    public var isBound: Bool { self.tokenType?.lowercased() == "dpop" }
 
     /// `lifetime` defaults to `expiresAt` minus `receivedAt`.
     public init(
         accessToken: String, refreshToken: String, expiresAt: Date, refreshExpiresAt: Date, receivedAt: Date,
-        lifetime: TimeInterval? = nil, refreshStartedAt: Date? = nil, user: User
+        lifetime: TimeInterval? = nil, refreshStartedAt: Date? = nil, user: User, tokenType: String? = nil
     ) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
@@ -33,13 +40,14 @@ public struct StoredTokens: Codable, Hashable, Sendable {
         self.lifetime = lifetime ?? max(0, expiresAt.timeIntervalSince(receivedAt))
         self.refreshStartedAt = refreshStartedAt
         self.user = user
+        self.tokenType = tokenType
     }
 
     enum CodingKeys: String, CodingKey {
-        case accessToken, refreshToken, expiresAt, refreshExpiresAt, receivedAt, lifetime, refreshStartedAt, user
+        case accessToken, refreshToken, expiresAt, refreshExpiresAt, receivedAt, lifetime, refreshStartedAt, user, tokenType
     }
 
-    /// Reads what an earlier version stored too (no `lifetime`, no `refreshStartedAt`).
+    /// Reads what an earlier version stored too (no `lifetime`, `refreshStartedAt` or `tokenType`).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -50,7 +58,8 @@ public struct StoredTokens: Codable, Hashable, Sendable {
             receivedAt: try container.decode(Date.self, forKey: .receivedAt),
             lifetime: try container.decodeIfPresent(TimeInterval.self, forKey: .lifetime),
             refreshStartedAt: try container.decodeIfPresent(Date.self, forKey: .refreshStartedAt),
-            user: try container.decode(User.self, forKey: .user))
+            user: try container.decode(User.self, forKey: .user),
+            tokenType: try container.decodeIfPresent(String.self, forKey: .tokenType))
     }
 }
 

@@ -127,6 +127,8 @@ public struct MergedGuest: Codable, Hashable, Sendable {
 /// The gateway's token response (sign-in and refresh).
 struct TokenResponse: Decodable, Sendable {
     var accessToken: String
+    /// `Bearer`, or `DPoP` for a session bound to the device's key.
+    var tokenType: String?
     /// The access token's lifetime in seconds: what the client counts expiry with.
     var expiresIn: TimeInterval?
     var expiresAt: Date
@@ -142,6 +144,7 @@ struct TokenResponse: Decodable, Sendable {
         case upgradedGuest = "upgraded_guest"
         case mergedGuest = "merged_guest"
         case accessToken = "access_token"
+        case tokenType = "token_type"
         case expiresIn = "expires_in"
         case expiresAt = "expires_at"
         case refreshToken = "refresh_token"
@@ -154,6 +157,7 @@ struct TokenResponse: Decodable, Sendable {
     func tokens(receivedAt: Date) -> StoredTokens {
         StoredTokens(
             accessToken: self.accessToken, refreshToken: self.refreshToken, expiresAt: self.expiresAt,
-            refreshExpiresAt: self.refreshExpiresAt, receivedAt: receivedAt, lifetime: self.expiresIn.map { max(0, $0) }, user: self.user)
+            refreshExpiresAt: self.refreshExpiresAt, receivedAt: receivedAt, lifetime: self.expiresIn.map { max(0, $0) }, user: self.user,
+            tokenType: self.tokenType)
     }
 }

@@ -24,7 +24,7 @@ public actor InMemoryStore<Value: Sendable> {
 /// every save: ``FileTokenStore`` and ``FileSyncCursorStore``.
 public actor FileStore<Value: Codable & Sendable> {
     /// The file. Its folder is created (0700) on the first save when missing.
-    public let file: URL
+    public nonisolated let file: URL
     private let lock = AsyncLock()
 
     public init(file: URL) {
