@@ -175,6 +175,30 @@ struct BoundSessionTests {
         }
     }
 
+    /// `htu` is the URL the client called: behind a trusted proxy its `X-Forwarded-Proto` and
+    /// `X-Forwarded-Host`; from anyone else the request's own scheme and `Host`.
+    @Test func forwardedSchemeAndHostAreBelievedFromTrustedProxiesOnly() async throws {
+        try await Stack.with { stack in
+            let key = DPoPProofMaker()
+            let (session, _) = try await Self.signIn(stack, key: key)
+            let token = session.accessToken
+            let forwarded = ["Authorization": "DPoP \(token)", "X-Forwarded-Proto": "https", "X-Forwarded-Host": "api.example.com"]
+            let publicProof = { key.proof(method: "GET", url: "https://api.example.com/api/v1/auth/me", accessToken: token) }
+            // The stack's gateway trusts 127.0.0.0/8, where the test's requests come from.
+            var headers = forwarded
+            headers["DPoP"] = publicProof()
+            #expect(try await stack.request("GET", "/api/v1/auth/me", headers: headers).status == 200)
+            try await stack.withAnotherGateway(environment: ["TRUSTED_PROXIES": ""]) { untrusting, _ in
+                headers["DPoP"] = publicProof()
+                Self.expectRefused(
+                    try await stack.request("GET", "/api/v1/auth/me", headers: headers, gateway: untrusting),
+                    "forwarded headers from a peer that is not a trusted proxy")
+                headers["DPoP"] = key.proof(method: "GET", url: untrusting + "/api/v1/auth/me", accessToken: token)
+                #expect(try await stack.request("GET", "/api/v1/auth/me", headers: headers, gateway: untrusting).status == 200)
+            }
+        }
+    }
+
     @Test func whenRequiredASignInWithoutAProofAndABearerTokenAreRefused() async throws {
         try await Stack.with(gatewayEnvironment: ["DPOP_REQUIRED": "true"]) { stack in
             let body = ["identity_token": try await stack.appleToken(subject: "apple-\(UUID().uuidString)")]
