@@ -28,10 +28,18 @@ extension LatchkeyClient.Configuration {
 }
 
 /// Makes DPoP proofs (RFC 9449 section 4.2) with the device key, loaded or made on first use.
+/// A proof's `iat` is on the gateway's clock: the device's, corrected by the difference the
+/// gateway's `Date` headers show once it exceeds a few seconds (a phone whose clock is minutes
+/// off would otherwise have every proof refused as stale).
 actor DPoPProofs {
     private let load: @Sendable () async throws -> any DeviceKey
     private var key: (any DeviceKey)?
     private var jwk: String?
+    /// Seconds to add to the device's clock to get the gateway's.
+    private(set) var clockOffset: TimeInterval = 0
+    /// A difference below this is left alone: `Date` has whole seconds, and the gateway allows
+    /// some leeway anyway.
+    static let clockTolerance: TimeInterval = 5
 
     init(load: @escaping @Sendable () async throws -> any DeviceKey) {
         self.load = load
@@ -49,7 +57,7 @@ actor DPoPProofs {
             "jti": .string(UUID().uuidString),
             "htm": .string(method),
             "htu": .string(components?.url?.absoluteString ?? url.absoluteString),
-            "iat": .int(Int64(now.timeIntervalSince1970)),
+            "iat": .int(Int64(now.addingTimeInterval(self.clockOffset).timeIntervalSince1970)),
         ]
         if let accessToken { claims["ath"] = .string(Base64URL.encode(SHA256.hash(Array(accessToken.utf8)))) }
         let encoder = JSONEncoder()
@@ -57,6 +65,28 @@ actor DPoPProofs {
         let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(try encoder.encode(claims)))
         return input + "." + Base64URL.encode(Array(try key.signature(for: Data(input.utf8))))
     }
+
+    /// Takes the gateway's clock from a response's `Date` header (received at `now` by the
+    /// device's clock); true when the correction changed, so a proof refused as stale may be
+    /// made again.
+    @discardableResult
+    func observe(serverDate header: String?, now: Date) -> Bool {
+        guard let header, let server = self.httpDate.date(from: header) else { return false }
+        let offset = server.timeIntervalSince(now)
+        let corrected = abs(offset) < Self.clockTolerance ? 0 : offset
+        guard abs(corrected - self.clockOffset) >= Self.clockTolerance || (corrected == 0) != (self.clockOffset == 0) else { return false }
+        self.clockOffset = corrected
+        return true
+    }
+
+    /// Reads an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110 section 5.6.7).
+    private let httpDate: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter
+    }()
 
     private func deviceKey() async throws -> any DeviceKey {
         if let key { return key }

@@ -24,6 +24,10 @@ struct GatewayConnection: Sendable {
         case session
         /// A request with a bound access token: `Authorization: DPoP` and a proof with its hash.
         case bound(accessToken: String)
+
+        var isNone: Bool {
+            if case .none = self { true } else { false }
+        }
     }
 
     /// Whether a request may be sent twice with the same effect.
@@ -99,7 +103,27 @@ struct GatewayConnection: Sendable {
     /// One attempt: the transport's answer, or `transport(URLError(.timedOut))` once the
     /// request's timeout passed (the transport's request is cancelled then).
     func sendOnce(_ unproven: HTTPRequest, proof: Proof = .none) async throws -> HTTPResponse {
-        let request = try await self.proven(unproven, proof)
+        let response = try await self.exchange(try await self.proven(unproven, proof))
+        if let proofs = self.proofs, !proof.isNone,
+            await proofs.observe(serverDate: response.header("Date"), now: Date()), response.status == 401,
+            LatchkeyError(response: response).code == "invalid_dpop_proof"
+        {
+            // Refused while the device's clock was off the gateway's: once more, on the
+            // gateway's clock (a refused proof changed nothing on the gateway).
+            return try Self.accepted(try await self.exchange(try await self.proven(unproven, proof)))
+        }
+        return try Self.accepted(response)
+    }
+
+    /// `response` when its status is below 400, else its error.
+    private static func accepted(_ response: HTTPResponse) throws(LatchkeyError) -> HTTPResponse {
+        guard response.status < 400 else { throw LatchkeyError(response: response) }
+        return response
+    }
+
+    /// One request through the transport, whatever its status: the transport's answer, or
+    /// `transport(URLError(.timedOut))` once the request's timeout passed.
+    private func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
         let transport = self.transport
         let timeout = request.timeout ?? self.requestTimeout
         let response: HTTPResponse
@@ -118,7 +142,6 @@ struct GatewayConnection: Sendable {
             if Task.isCancelled || error is CancellationError { throw CancellationError() }
             throw LatchkeyError.transport(error)
         }
-        guard response.status < 400 else { throw LatchkeyError(response: response) }
         return response
     }
 

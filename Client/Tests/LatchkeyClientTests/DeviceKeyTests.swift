@@ -87,6 +87,35 @@ import Testing
         #expect(refresh.claims["ath"] == nil)
     }
 
+    /// A gateway whose clock is ten minutes ahead of the device's refuses a proof made on the
+    /// device's clock; the client takes the gateway's clock from its `Date` and tries once more.
+    @Test func aProofRefusedForTheDevicesClockIsMadeAgainOnTheGatewaysClock() async throws {
+        let clock = self.clock
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let gatewayNow = Date().addingTimeInterval(600)
+        let date = formatter.string(from: gatewayNow)
+        let transport = StubTransport { request in
+            let claims = try Self.parts(request.headers["DPoP"]).claims
+            let iat = TimeInterval(claims["iat"] as? Int ?? 0)
+            guard abs(iat - gatewayNow.timeIntervalSince1970) <= 30 else {
+                var refused = Reply.json(401, ["error": ["code": "invalid_dpop_proof", "message": "stale", "request_id": "r"]])
+                refused.headers["Date"] = date
+                return refused
+            }
+            var signedIn = Self.bound(Reply.tokens(access: "access-1", refresh: "refresh-1", now: clock.now, isNewUser: true))
+            signedIn.headers["Date"] = date
+            return signedIn
+        }
+        let client = makeClient(transport, clock: self.clock)
+        try await client.signIn(with: AppleCredential(identityToken: "apple-jwt"))
+        let attempts = transport.requests("POST", "/api/v1/auth/apple")
+        #expect(attempts.count == 2)
+        #expect(Set(try attempts.map { try Self.parts($0.headers["DPoP"]).claims["jti"] as? String }).count == 2)
+    }
+
     @Test func withoutAKeyTheClientSendsNoProofs() async throws {
         let transport = self.gateway()
         let client = LatchkeyClient(
