@@ -5,8 +5,9 @@ import Foundation
 /// A P-256 device key through CryptoKit: in the Secure Enclave where the device has one (the
 /// private key never leaves it; what is stored is a handle only this device's enclave can
 /// use), else a software key.
-struct CryptoKitDeviceKey: DeviceKey {
-    enum Key: Sendable {
+// Unchecked: CryptoKit's keys are immutable values, but not every SDK marks them Sendable.
+struct CryptoKitDeviceKey: DeviceKey, @unchecked Sendable {
+    enum Key {
         case secureEnclave(SecureEnclave.P256.Signing.PrivateKey)
         case software(P256.Signing.PrivateKey)
     }

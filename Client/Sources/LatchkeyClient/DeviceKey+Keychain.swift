@@ -35,14 +35,7 @@ struct KeychainDeviceKeyItem: Sendable {
     }
 
     private func read() throws -> Data? {
-        var query = self.query
-        query[kSecReturnData as String] = true
-        query[kSecMatchLimit as String] = kSecMatchLimitOne
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
-        if status == errSecItemNotFound { return nil }
-        guard status == errSecSuccess, let data = result as? Data else { throw KeychainTokenStore.KeychainError(status: status) }
-        return data
+        try KeychainTokenStore.itemData(self.query)
     }
 }
 #endif

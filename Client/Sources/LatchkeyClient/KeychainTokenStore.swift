@@ -60,14 +60,20 @@ public actor KeychainTokenStore: TokenStore {
     }
 
     public func load() throws -> StoredTokens? {
-        var query = self.query
+        guard let data = try Self.itemData(self.query) else { return nil }
+        return try JSONDecoder().decode(StoredTokens.self, from: data)
+    }
+
+    /// The data of the item `query` names (`itemQuery`), or nil when there is none.
+    static func itemData(_ query: [String: Any]) throws -> Data? {
+        var query = query
         query[kSecReturnData as String] = true
         query[kSecMatchLimit as String] = kSecMatchLimitOne
         var result: CFTypeRef?
         let status = SecItemCopyMatching(query as CFDictionary, &result)
         if status == errSecItemNotFound { return nil }
         guard status == errSecSuccess, let data = result as? Data else { throw KeychainError(status: status) }
-        return try JSONDecoder().decode(StoredTokens.self, from: data)
+        return data
     }
 
     public func save(_ tokens: StoredTokens) throws {
