@@ -33,7 +33,22 @@ SCENARIOS = [
     ("put64", "PUT /api/v1/favorites/{id}, 64 users at random", "put_favorite.lua", "c", {"BENCH_PUT_USERS": "0"}, True),
     ("refresh", "POST /api/v1/auth/refresh, 16 chains", "refresh.lua", "chains", {}, False),
     ("signin", "POST /api/v1/auth/apple, 16 users", "signin.lua", "chains", {}, True),
+    # DPoP-bound sessions (ours only): the same requests with a proof each (dpop.py), against
+    # the bearer rows above.
+    ("me-dpop", "GET /api/v1/auth/me, DPoP-bound", "dpop_requests.lua", "c",
+     {"BENCH_METHOD": "GET", "BENCH_PATH": "/api/v1/auth/me"}, True),
+    ("query-dpop", "POST /api/v1/state/query (50 ids), DPoP-bound", "dpop_requests.lua", "c",
+     {"BENCH_METHOD": "POST", "BENCH_PATH": "/api/v1/state/query",
+      "BENCH_BODY": '{"item_ids":[' + ",".join(f'"item-{i}"' for i in range(50)) + "]}"}, True),
 ]
+# The bearer scenario each DPoP one is measured against: its rate sizes the proofs made.
+DPOP_BASELINE = {"me-dpop": "me", "query-dpop": "query"}
+
+
+def make_proofs(url, bench_dir, env, count, threads):
+    """One proof per request wrk will send (dpop.py proofs), made just before it runs."""
+    subprocess.run([sys.executable, os.path.join(HERE, "dpop.py"), "proofs", bench_dir, url, env["BENCH_METHOD"],
+                    env["BENCH_PATH"], str(count), str(threads)], check=True)
 
 
 def children_map():
@@ -169,8 +184,16 @@ def run(system, url, bench_dir, out_json, group_args):
         if wanted and key not in wanted.split(","):
             continue
         c = connections[conns]
+        dpop = key in DPOP_BASELINE
+        if dpop and not os.path.exists(os.path.join(bench_dir, "dpop_sessions.json")):
+            continue  # a system without DPoP (the peers)
+        if dpop:
+            baseline = results["scenarios"].get(DPOP_BASELINE[key], {}).get("rate", 15_000)
+            make_proofs(url, bench_dir, env, int(baseline * 2 * 1.5) + 1_000, threads)
         if warm:
             wrk(url, bench_dir, script, c, 2, threads, env, latency=False)
+        if dpop:
+            make_proofs(url, bench_dir, env, int(baseline * seconds * 1.5) + 1_000, threads)
         load = os.getloadavg()[0]
         before_cpu, before_stat = group_cpu(groups), machine_stat()
         with memory:
