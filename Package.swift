@@ -92,6 +92,13 @@ let package = Package(
         // Postgres failures as RPC codes (the gateway keeps none, so links no libpq).
         .target(name: "PostgresService", dependencies: ["Postgres", "ServiceKit", "ServiceProtocol", logging], path: "Shared/PostgresService"),
 
+        // The audit trail (DESIGN.md section 9.3): its types, shared by the services that record
+        // and the gateway that merges their trails, and the store each service keeps in its schema.
+        .target(name: "AuditAPI", path: "Shared/AuditTrail/API"),
+        .target(
+            name: "AuditTrail", dependencies: ["AuditAPI", "Postgres", "ServiceKit", "ServiceProtocol", logging, lifecycle],
+            path: "Shared/AuditTrail/Store"),
+
         // Services: a library with the logic each, all four run by one executable
         // (`latchkey-services`: their common code is in memory once), and a launcher each that
         // runs it under the service's name.
@@ -100,23 +107,25 @@ let package = Package(
             name: "latchkey-services",
             dependencies: ["ServiceLaunch", "ServiceKit", "Gateway", "IdentityService", "TokenService", "ContentStateService"],
             path: "Services/latchkey-services/Sources/latchkey-services"),
-        .target(name: "IdentityAPI", dependencies: ["ServiceProtocol", "TextCoding", "CompactJSON"], path: "Services/identity/Sources/IdentityAPI"),
+        .target(name: "IdentityAPI", dependencies: ["AuditAPI", "ServiceProtocol", "TextCoding", "CompactJSON"], path: "Services/identity/Sources/IdentityAPI"),
         .target(
             name: "IdentityService",
             dependencies: [
-                "IdentityAPI", "ServiceKit", "PostgresService", "ServiceProtocol", "CompactJSON", "TextCoding", "Postgres", "Redis", jwt, crypto, httpClient, metrics,
+                "IdentityAPI", "AuditAPI", "AuditTrail", "ServiceKit", "PostgresService", "ServiceProtocol", "CompactJSON", "TextCoding", "Postgres", "Redis", jwt, crypto,
+                httpClient, metrics,
                 logging, lifecycle, nio,
                 nioHTTP1,
             ],
             path: "Services/identity/Sources/IdentityService", resources: [.embedInCode("Migrations")]),
         .executableTarget(name: "identity", dependencies: ["ServiceLaunch"], path: "Services/identity/Sources/identity"),
-        .target(name: "TokensAPI", dependencies: ["ServiceProtocol", "TextCoding", "CompactJSON"], path: "Services/tokens/Sources/TokensAPI"),
+        .target(name: "TokensAPI", dependencies: ["AuditAPI", "ServiceProtocol", "TextCoding", "CompactJSON"], path: "Services/tokens/Sources/TokensAPI"),
         // The access token's claims as JWTKit signs and verifies them: tokens and the gateway share them.
         .target(name: "TokensJWT", dependencies: ["TokensAPI", "TextCoding", jwt], path: "Services/tokens/Sources/TokensJWT"),
         .target(
             name: "TokenService",
             dependencies: [
-                "TokensAPI", "TokensJWT", "CompactJSON", "ServiceKit", "PostgresService", "ServiceProtocol", "TextCoding", "Postgres", "Redis", "CLibCrypto", jwt,
+                "TokensAPI", "TokensJWT", "AuditAPI", "AuditTrail", "CompactJSON", "ServiceKit", "PostgresService", "ServiceProtocol", "TextCoding", "Postgres", "Redis",
+                "CLibCrypto", jwt,
                 crypto, cryptoExtras, metrics,
                 logging, lifecycle,
             ],
@@ -133,7 +142,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "ServiceKit", "ServiceProtocol", "AccountAdministration", "IdentityAPI", "TokensAPI", "ContentStateAPI", "TokensJWT", "TextCoding", "CompactJSON", "DPoP", "Redis", hummingbird, jwt, crypto, logging, lifecycle, metrics, nio, nioPosix,
+                "ServiceKit", "ServiceProtocol", "AccountAdministration", "AuditAPI", "IdentityAPI", "TokensAPI", "ContentStateAPI", "TokensJWT", "TextCoding", "CompactJSON", "DPoP", "Redis", hummingbird, jwt, crypto, logging, lifecycle, metrics, nio, nioPosix,
                 nioFoundation,
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),

@@ -19,8 +19,9 @@ public struct AccountAdministration: Sendable {
         self.contentState = contentState
     }
 
-    static func options(_ requestID: String?) -> RPCClient.CallOptions {
-        RPCClient.CallOptions(idempotent: true, requestID: requestID)
+    /// `origin`: the end user the operator's request came from, for the audit trail.
+    static func options(_ requestID: String?, origin: RPCCallOrigin? = nil) -> RPCClient.CallOptions {
+        RPCClient.CallOptions(idempotent: true, requestID: requestID, origin: origin)
     }
 
     public func user(_ userID: UUID, requestID: String? = nil) async throws -> User {
@@ -33,23 +34,24 @@ public struct AccountAdministration: Sendable {
 
     /// No more sign-ins, links or refreshes, and every session and access token dead at once
     /// (`tokens.revokeUser`, reason `deactivated`: live tokens get `user_inactive`).
-    public func deactivate(_ userID: UUID, requestID: String? = nil) async throws -> User {
-        let user = try await self.identity.call(
-            Identity.setActive, SetActiveParams(userID: userID, active: false), options: Self.options(requestID))
-        _ = try await self.tokens.call(
-            Tokens.revokeUser, RevokeUserParams(userID: userID, reason: .deactivated), options: Self.options(requestID))
+    public func deactivate(_ userID: UUID, requestID: String? = nil, origin: RPCCallOrigin? = nil) async throws -> User {
+        let options = Self.options(requestID, origin: origin)
+        let user = try await self.identity.call(Identity.setActive, SetActiveParams(userID: userID, active: false), options: options)
+        _ = try await self.tokens.call(Tokens.revokeUser, RevokeUserParams(userID: userID, reason: .deactivated), options: options)
         return user
     }
 
     /// Signing in works again (sessions revoked by the deactivation stay revoked).
-    public func activate(_ userID: UUID, requestID: String? = nil) async throws -> User {
-        try await self.identity.call(Identity.setActive, SetActiveParams(userID: userID, active: true), options: Self.options(requestID))
+    public func activate(_ userID: UUID, requestID: String? = nil, origin: RPCCallOrigin? = nil) async throws -> User {
+        try await self.identity.call(
+            Identity.setActive, SetActiveParams(userID: userID, active: true), options: Self.options(requestID, origin: origin))
     }
 
     /// Ends every session of the user; `not_found` for a user that does not exist.
-    public func revokeSessions(_ userID: UUID, requestID: String? = nil) async throws -> RevokeAllResult {
+    public func revokeSessions(_ userID: UUID, requestID: String? = nil, origin: RPCCallOrigin? = nil) async throws -> RevokeAllResult {
         _ = try await self.user(userID, requestID: requestID)
-        return try await self.tokens.call(Tokens.revokeAll, RevokeAllParams(userID: userID), options: Self.options(requestID))
+        return try await self.tokens.call(
+            Tokens.revokeAll, RevokeAllParams(userID: userID, cause: .admin), options: Self.options(requestID, origin: origin))
     }
 
     /// Grants the admin role: `adm: true` in the access tokens of the sessions opened from now on.
@@ -61,7 +63,7 @@ public struct AccountAdministration: Sendable {
     public func revokeAdmin(_ userID: UUID, requestID: String? = nil) async throws -> User {
         let user = try await self.identity.call(
             Identity.setAdmin, SetAdminParams(userID: userID, admin: false), options: Self.options(requestID))
-        _ = try await self.tokens.call(Tokens.revokeAll, RevokeAllParams(userID: userID), options: Self.options(requestID))
+        _ = try await self.tokens.call(Tokens.revokeAll, RevokeAllParams(userID: userID, cause: .admin), options: Self.options(requestID))
         return user
     }
 
@@ -71,7 +73,8 @@ public struct AccountAdministration: Sendable {
     public func deleteGuest(_ userID: UUID, requestID: String? = nil) async throws -> Bool {
         let options = Self.options(requestID)
         do {
-            let result = try await self.identity.call(Identity.deleteGuest, UserIDParams(userID: userID), options: options)
+            let result = try await self.identity.call(
+                Identity.deleteGuest, DeleteUserParams(userID: userID, by: .guestExpired), options: options)
             guard result.deleted else { return false }
         } catch let error as RPCError where error.code == .notFound {}
         _ = try await self.tokens.call(Tokens.revokeUser, RevokeUserParams(userID: userID, reason: .deleted), options: options)
@@ -81,10 +84,13 @@ public struct AccountAdministration: Sendable {
 
     /// Deletes the user everywhere: the user and its identities (no more sign-ins or refreshes;
     /// identity revokes Apple's authorization), then every session and access token
-    /// (`tokens.revokeUser`, reason `deleted`), then every item of content state.
-    public func delete(_ userID: UUID, requestID: String? = nil) async throws {
-        let options = Self.options(requestID)
-        _ = try await self.identity.call(Identity.deleteUser, UserIDParams(userID: userID), options: options)
+    /// (`tokens.revokeUser`, reason `deleted`), then every item of content state. `by` is
+    /// who asked, for the audit trail (whose record of the deletion keeps no personal data).
+    public func delete(
+        _ userID: UUID, by: DeleteUserParams.DeletedBy = .admin, requestID: String? = nil, origin: RPCCallOrigin? = nil
+    ) async throws {
+        let options = Self.options(requestID, origin: origin)
+        _ = try await self.identity.call(Identity.deleteUser, DeleteUserParams(userID: userID, by: by), options: options)
         _ = try await self.tokens.call(Tokens.revokeUser, RevokeUserParams(userID: userID, reason: .deleted), options: options)
         _ = try await self.contentState.call(ContentState.userDelete, UserParams(userID: userID), options: options)
     }

@@ -73,6 +73,12 @@ enum DeletionOracle {
         // repeat is not applied twice.
         "identity.apple_notifications.user_id": Kept(condition: "true", required: false, why: "Apple's notification ids, applied once"),
         "identity.apple_notifications.subject": Kept(condition: "true", required: false, why: "Apple's notification ids, applied once"),
+        // The deletion's own audit record (DESIGN.md section 9.3), and Apple's notification
+        // that deleted the account: without IP address or user agent. Every other event of the
+        // user, in identity's trail and tokens', goes with the deletion.
+        "identity.audit_events.user_id": Kept(
+            condition: "type IN ('account_deleted', 'apple_notification') AND ip IS NULL AND user_agent IS NULL",
+            required: true, why: "the deletion's own record, without personal data"),
         // A merged guest's record (guest -> account, counts), so that a repeat of the sign-in
         // answers the same merge; deleted after a day, or with the account it names.
         "content.guest_merges.guest_user_id": Kept(

@@ -120,7 +120,7 @@ import Testing
         try await Self.withAppleREST { harness, _ in
             let user = try await harness.signInAppleWithCode(subject: uniqueSubject()).user
             let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
-            _ = try await harness.client.call(Identity.deleteUser, UserIDParams(userID: user.id))
+            _ = try await harness.client.call(Identity.deleteUser, DeleteUserParams(userID: user.id))
             let revocation = try await Self.waitForRevocation(harness) { $0.token == refreshToken && $0.succeeded }
             #expect(revocation.clientID == IdentityHarness.appleAudience)
             #expect(revocation.tokenTypeHint == "refresh_token")
@@ -133,7 +133,7 @@ import Testing
             let refreshToken = try #require(await harness.mock.callLog.appleTokenExchanges.first?.issuedRefreshToken)
             await harness.mock.failNextRevocations(1)
             let deleted = try await harness.client.call(
-                Identity.deleteUser, UserIDParams(userID: user.id))
+                Identity.deleteUser, DeleteUserParams(userID: user.id))
             #expect(deleted.deleted)
             await expectRPCError(.notFound) { _ = try await harness.getUser(user.id) }
             _ = try await Self.waitForRevocation(harness) { $0.token == refreshToken && $0.succeeded }

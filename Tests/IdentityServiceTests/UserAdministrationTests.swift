@@ -108,11 +108,11 @@ import Testing
             let subject = uniqueSubject()
             let user = try await harness.signInApple(subject: subject).user
             let deleted = try await harness.client.call(
-                Identity.deleteUser, UserIDParams(userID: user.id))
+                Identity.deleteUser, DeleteUserParams(userID: user.id))
             #expect(deleted.deleted)
             await expectRPCError(.notFound) { _ = try await harness.getUser(user.id) }
             let again = try await harness.client.call(
-                Identity.deleteUser, UserIDParams(userID: user.id))
+                Identity.deleteUser, DeleteUserParams(userID: user.id))
             #expect(!again.deleted)
             let fresh = try await harness.signInApple(subject: subject)
             #expect(fresh.isNewUser && fresh.user.id != user.id)

@@ -70,7 +70,7 @@ struct UserChangeAnnouncementTests {
                 _ = try await harness.client.call(Identity.setActive, SetActiveParams(userID: user, active: false))
             }
             try await expectAnnounced("deleteUser") {
-                _ = try await harness.client.call(Identity.deleteUser, UserIDParams(userID: user))
+                _ = try await harness.client.call(Identity.deleteUser, DeleteUserParams(userID: user))
             }
             // Reading announces nothing; a new user was never kept by anyone, so neither does
             // creating one. A change announced after them arrives after anything they announced.

@@ -61,11 +61,14 @@ public final class RPCClient: Service, Sendable {
         public var idempotent: Bool
         /// Passed to the server for its logs.
         public var requestID: String?
+        /// The end user the call is made for, sent on calls the server audits.
+        public var origin: RPCCallOrigin?
 
-        public init(timeout: Duration? = nil, idempotent: Bool = false, requestID: String? = nil) {
+        public init(timeout: Duration? = nil, idempotent: Bool = false, requestID: String? = nil, origin: RPCCallOrigin? = nil) {
             self.timeout = timeout
             self.idempotent = idempotent
             self.requestID = requestID
+            self.origin = origin
         }
     }
 
@@ -132,7 +135,7 @@ public final class RPCClient: Service, Sendable {
         }
         return try await self.perform(method, options: options) { connection, deadline in
             try await connection.send(
-                method, paramsJSON: paramsJSON, deadline: deadline, requestID: options.requestID
+                method, paramsJSON: paramsJSON, deadline: deadline, requestID: options.requestID, origin: options.origin
             ) { try JSONCoders.decode(Result.self, from: $0) }
         }
     }
@@ -142,7 +145,9 @@ public final class RPCClient: Service, Sendable {
     /// gateway) without decoding and encoding them again.
     public func callJSON(_ method: String, params paramsJSON: Data, options: CallOptions = CallOptions()) async throws -> ByteBuffer {
         try await self.perform(method, options: options) { connection, deadline in
-            try await connection.send(method, paramsJSON: paramsJSON, deadline: deadline, requestID: options.requestID) { $0 }
+            try await connection.send(
+                method, paramsJSON: paramsJSON, deadline: deadline, requestID: options.requestID, origin: options.origin
+            ) { $0 }
         }
     }
 

@@ -70,7 +70,7 @@ final class RPCClientConnection: Sendable {
     /// Sends one request whose params are JSON bytes; `decode` turns the result's bytes into
     /// the caller's value (on the event loop, as the response arrives).
     func send<Result: Sendable>(
-        _ method: String, paramsJSON: Data, deadline: ContinuousClock.Instant, requestID: String?,
+        _ method: String, paramsJSON: Data, deadline: ContinuousClock.Instant, requestID: String?, origin: RPCCallOrigin? = nil,
         decode: @escaping @Sendable (ByteBuffer) throws -> Result
     ) async throws -> Result {
         let remaining = deadline - .now
@@ -78,7 +78,7 @@ final class RPCClientConnection: Sendable {
         let id = self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         let frame = EnvelopeWriter.request(
             id: id, method: method, params: paramsJSON,
-            deadlineMs: UInt64(max(1, remaining.milliseconds.rounded(.up))), requestID: requestID)
+            deadlineMs: UInt64(max(1, remaining.milliseconds.rounded(.up))), requestID: requestID, origin: origin)
         let promise = self.channel.eventLoop.makePromise(of: (any Sendable).self)
         let nanoseconds = Int64(remaining.milliseconds * 1_000_000)
         let call = RPCOutboundCall(

@@ -14,7 +14,7 @@ struct FrameEnvelope {
 
     /// The members an envelope of the protocol has (docs/protocol.md); others are skipped.
     enum Member: Int, CaseIterable {
-        case v, id, method, params, result, error, deadlineMs, requestID
+        case v, id, method, params, result, error, deadlineMs, requestID, clientIP, userAgent
 
         var name: StaticString {
             switch self {
@@ -26,6 +26,8 @@ struct FrameEnvelope {
             case .error: "error"
             case .deadlineMs: "deadline_ms"
             case .requestID: "request_id"
+            case .clientIP: "client_ip"
+            case .userAgent: "user_agent"
             }
         }
 
@@ -42,7 +44,7 @@ struct FrameEnvelope {
 
     let frame: ByteBuffer
     /// The value's byte range of each member present, by `Member.rawValue`.
-    private var ranges = InlineArray<8, Range<Int>?>(repeating: nil)
+    private var ranges = InlineArray<10, Range<Int>?>(repeating: nil)
 
     init(_ frame: ByteBuffer) throws {
         self.frame = frame
@@ -133,7 +135,9 @@ struct FrameEnvelope {
 enum EnvelopeWriter {
     static let allocator = ByteBufferAllocator()
 
-    static func request(id: UInt64, method: String, params: Data, deadlineMs: UInt64?, requestID: String?) -> ByteBuffer {
+    static func request(
+        id: UInt64, method: String, params: Data, deadlineMs: UInt64?, requestID: String?, origin: RPCCallOrigin? = nil
+    ) -> ByteBuffer {
         var buffer = allocator.buffer(capacity: params.count + method.utf8.count + 96)
         buffer.writeStaticString(#"{"v":1,"id":"#)
         buffer.writeString(String(id))
@@ -146,6 +150,14 @@ enum EnvelopeWriter {
         if let requestID {
             buffer.writeStaticString(#","request_id":"#)
             writeQuoted(requestID, to: &buffer)
+        }
+        if let clientIP = origin?.clientIP {
+            buffer.writeStaticString(#","client_ip":"#)
+            writeQuoted(clientIP, to: &buffer)
+        }
+        if let userAgent = origin?.userAgent {
+            buffer.writeStaticString(#","user_agent":"#)
+            writeQuoted(userAgent, to: &buffer)
         }
         buffer.writeStaticString(#","params":"#)
         buffer.writeBytes(params)

@@ -15,6 +15,8 @@ struct IncomingRequest {
     var method: String
     var deadlineMs: UInt64?
     var requestID: String?
+    /// Whom the caller (the gateway) serves: the end user's address and user agent, for the audit trail.
+    var origin: RPCCallOrigin?
     /// The `params` JSON; nil when absent or `null` (read as `{}`).
     var params: ByteBuffer?
 
@@ -30,6 +32,9 @@ struct IncomingRequest {
             self.v = try envelope.unsigned(.v)
             self.deadlineMs = try envelope.unsigned(.deadlineMs)
             self.requestID = try envelope.string(.requestID)
+            let clientIP = try envelope.string(.clientIP)
+            let userAgent = try envelope.string(.userAgent)
+            if clientIP != nil || userAgent != nil { self.origin = RPCCallOrigin(clientIP: clientIP, userAgent: userAgent) }
             self.params = envelope.slice(.params)
         } catch let error as FrameEnvelope.Invalid {
             throw Invalid(id: id, message: "Malformed request: \(error.message)")

@@ -93,7 +93,7 @@ final class RPCServerCore: Sendable {
             logger[metadataKey: "request.id"] = "\(requestID)"
         }
         let context = RPCRequestContext(
-            method: request.method, requestID: request.requestID, caller: caller.name, deadline: deadline, logger: logger)
+            method: request.method, requestID: request.requestID, origin: request.origin, caller: caller.name, deadline: deadline, logger: logger)
         let start = ContinuousClock.now
         let response = await route.handler(request.params, request.id, context)
         if logger.logLevel <= .debug {

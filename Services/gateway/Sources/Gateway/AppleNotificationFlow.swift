@@ -12,14 +12,14 @@ struct AppleNotificationFlow: Sendable {
     func receive(payload: String, context: GatewayRequestContext) async throws {
         let identity = self.orchestration.backends.identity
         // Applied once per `jti`, so a retry on another replica is safe.
-        let options = Backends.options(context, idempotent: true)
+        let options = Backends.options(context, idempotent: true, audited: true)
         let applied = try await identity.call(Identity.appleNotification, AppleNotificationParams(payload: payload), options: options)
         if let userID = applied.userID { self.orchestration.userChanged(userID) }
         switch (applied.followUp, applied.userID) {
         case (.revokeSessions, let userID?):
             try await self.orchestration.revoke(Tokens.revokeAll, RevokeAllParams(userID: userID), user: userID, context: context)
         case (.deleteAccount, let userID?):
-            try await self.orchestration.deleteUser(userID, context: context)
+            try await self.orchestration.deleteUser(userID, by: .apple, context: context)
         default:
             return
         }

@@ -31,7 +31,9 @@ struct Backends: Sendable {
         AccountAdministration(identity: self.identity, tokens: self.tokens, contentState: self.contentState)
     }
 
-    static func options(_ context: GatewayRequestContext, idempotent: Bool) -> RPCClient.CallOptions {
-        RPCClient.CallOptions(idempotent: idempotent, requestID: context.requestID)
+    /// `audited`: the call records an audit event, so it carries the end user's address and
+    /// user agent (other calls stay without them).
+    static func options(_ context: GatewayRequestContext, idempotent: Bool, audited: Bool = false) -> RPCClient.CallOptions {
+        RPCClient.CallOptions(idempotent: idempotent, requestID: context.requestID, origin: audited ? context.origin : nil)
     }
 }

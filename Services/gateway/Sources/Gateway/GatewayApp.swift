@@ -58,6 +58,7 @@ public enum GatewayApp {
             router.add(middleware: OriginCORSMiddleware(allowedOrigins: Set(configuration.corsAllowedOrigins)))
         }
         router.add(middleware: BodyLimitMiddleware(maxBodyBytes: configuration.maxBodyBytes))
+        router.add(middleware: ClientOriginMiddleware(clientAddresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies)))
 
         let keys = SigningKeyCache(tokens: backends.tokens, logger: logger)
         let orchestration = Orchestration(backends: backends, revocationCache: revocationCache, userCache: userCache)

@@ -28,7 +28,7 @@ struct Orchestration: Sendable {
         _ method: RPCMethod<Params, Result>, _ params: Params, user: UUID, context: GatewayRequestContext
     ) async throws -> Result {
         defer { self.revocationCache?.forget(user: user) }
-        return try await self.backends.tokens.call(method, params, options: Backends.options(context, idempotent: true))
+        return try await self.backends.tokens.call(method, params, options: Backends.options(context, idempotent: true, audited: true))
     }
 
     /// Verifies the provider credential with identity, then opens a session with tokens.
@@ -40,15 +40,17 @@ struct Orchestration: Sendable {
         // Not idempotent (a retry would open a second session): sent once.
         let pair = try await self.backends.tokens.call(
             Tokens.issue,
-            IssueParams(userID: signIn.user.id, isAdmin: signIn.user.isAdmin, deviceName: deviceName, dpopJKT: context.deviceKey),
-            options: Backends.options(context, idempotent: false))
+            IssueParams(
+                userID: signIn.user.id, isAdmin: signIn.user.isAdmin, deviceName: deviceName, dpopJKT: context.deviceKey,
+                signIn: SignInFacts(provider: credential.provider.rawValue, newUser: signIn.isNewUser)),
+            options: Backends.options(context, idempotent: false, audited: true))
         return TokenResponse(pair: pair, user: signIn.user, isNewUser: signIn.isNewUser)
     }
 
     /// Makes a guest user with identity, then opens its first session (DESIGN.md section 9.1).
     func createGuest(deviceName: String?, context: GatewayRequestContext) async throws -> TokenResponse {
         let user = try await self.backends.identity.call(
-            Identity.createGuest, Empty(), options: Backends.options(context, idempotent: false))
+            Identity.createGuest, Empty(), options: Backends.options(context, idempotent: false, audited: true))
         let pair = try await self.backends.tokens.call(
             Tokens.issue, IssueParams(userID: user.id, isAdmin: false, deviceName: deviceName, dpopJKT: context.deviceKey),
             options: Backends.options(context, idempotent: false))
@@ -63,7 +65,8 @@ struct Orchestration: Sendable {
         let pair: TokenPair
         do {
             pair = try await self.backends.tokens.call(
-                Tokens.refresh, RefreshParams(refreshToken: refreshToken, dpopJKT: context.deviceKey), options: Backends.options(context, idempotent: true))
+                Tokens.refresh, RefreshParams(refreshToken: refreshToken, dpopJKT: context.deviceKey),
+                options: Backends.options(context, idempotent: true, audited: true))
         } catch let error as RPCError where error.code == .refreshTokenReused {
             // tokens revoked the whole session without saying whose it was: drop every cached
             // verdict now rather than wait for the message.
@@ -105,12 +108,12 @@ struct Orchestration: Sendable {
     /// Deletes a user everywhere (`AccountAdministration.delete`). A token revoked for deletion
     /// may still call the account deletion again, so that a retry after a failed last step
     /// completes it.
-    func deleteUser(_ userID: UUID, context: GatewayRequestContext) async throws {
+    func deleteUser(_ userID: UUID, by: DeleteUserParams.DeletedBy, context: GatewayRequestContext) async throws {
         defer {
             self.revocationCache?.forget(user: userID)
             self.userChanged(userID)
         }
-        try await self.administration.delete(userID, requestID: context.requestID)
+        try await self.administration.delete(userID, by: by, requestID: context.requestID, origin: context.origin)
         context.logger.info("Account deleted", metadata: ["deleted.user.id": "\(userID.lowercasedText)"])
     }
 
@@ -121,17 +124,19 @@ struct Orchestration: Sendable {
             self.revocationCache?.forget(user: userID)
             self.userChanged(userID)
         }
-        return try await self.administration.deactivate(userID, requestID: context.requestID)
+        return try await self.administration.deactivate(userID, requestID: context.requestID, origin: context.origin)
     }
 
     /// Lets a deactivated user sign in again.
     func activate(_ userID: UUID, context: GatewayRequestContext) async throws -> User {
-        try await self.changingUser(userID) { try await self.administration.activate(userID, requestID: context.requestID) }
+        try await self.changingUser(userID) {
+            try await self.administration.activate(userID, requestID: context.requestID, origin: context.origin)
+        }
     }
 
     /// Ends every session of an existing user (`not_found` otherwise).
     func revokeSessions(_ userID: UUID, context: GatewayRequestContext) async throws -> RevokeAllResult {
         defer { self.revocationCache?.forget(user: userID) }
-        return try await self.administration.revokeSessions(userID, requestID: context.requestID)
+        return try await self.administration.revokeSessions(userID, requestID: context.requestID, origin: context.origin)
     }
 }

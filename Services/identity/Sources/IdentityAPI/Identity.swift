@@ -1,3 +1,4 @@
+import AuditAPI
 import ServiceProtocol
 
 /// Every method of identity (docs/protocol.md, "identity methods"): the service registers its
@@ -17,19 +18,26 @@ public enum Identity {
     public static let setActive = RPCMethod<SetActiveParams, User>("identity.setActive")
     /// Grants or takes back the admin role (`is_admin`, the `adm` claim of access tokens issued later).
     public static let setAdmin = RPCMethod<SetAdminParams, User>("identity.setAdmin")
-    public static let deleteUser = RPCMethod<UserIDParams, DeleteUserResult>("identity.deleteUser")
+    /// Deletes the user; `by` says who asked, for the audit trail (`merged` with `merged_into`
+    /// for a guest whose state went into another account).
+    public static let deleteUser = RPCMethod<DeleteUserParams, DeleteUserResult>("identity.deleteUser")
     /// Deletes the user only while it is a guest (`deleted` false for a user who is not one,
     /// `not_found` for none): the guest reaper's, which must never delete an upgraded account.
-    public static let deleteGuest = RPCMethod<UserIDParams, DeleteUserResult>("identity.deleteGuest")
+    public static let deleteGuest = RPCMethod<DeleteUserParams, DeleteUserResult>("identity.deleteGuest")
     /// Verifies and applies a Sign in with Apple server-to-server notification, once per `jti`.
     public static let appleNotification = RPCMethod<AppleNotificationParams, AppleNotificationResult>("identity.appleNotification")
     /// Confirms that the caller did an applied notification's follow-up.
     public static let completeAppleNotification = RPCMethod<CompleteAppleNotificationParams, Empty>(
         "identity.completeAppleNotification")
+    /// A page of identity's audit trail, newest first (DESIGN.md section 9.3).
+    public static let auditList = RPCMethod<AuditListParams, AuditPage>("identity.audit.list")
+    /// Records an event of a caller without a store of its own (the gateway's admin logins);
+    /// idempotent: the event's `id` records it once however often it is sent.
+    public static let auditRecord = RPCMethod<AuditRecordParams, Empty>("identity.audit.record")
 
     /// Every method's name, for a check against the registered router and the docs.
     public static let methodNames: [String] = [
         signIn.name, createGuest.name, signInGuest.name, link.name, unlink.name, getUser.name, listUsers.name, setActive.name, setAdmin.name, deleteUser.name, deleteGuest.name,
-        appleNotification.name, completeAppleNotification.name,
+        appleNotification.name, completeAppleNotification.name, auditList.name, auditRecord.name,
     ]
 }

@@ -1,3 +1,4 @@
+import AuditAPI
 import Foundation
 
 /// `identity.signIn` result.
@@ -154,5 +155,52 @@ public struct DeleteUserResult: Sendable, Codable, Equatable {
 
     public init(deleted: Bool) {
         self.deleted = deleted
+    }
+}
+
+/// `identity.deleteUser` / `identity.deleteGuest` params: the user, and who asked (the audit
+/// trail's `account_deleted` `by`; absent is the user themselves).
+public struct DeleteUserParams: Sendable, Codable, Equatable {
+    /// Who deleted an account.
+    public enum DeletedBy: String, Sendable, Codable {
+        case user, admin, apple, merged
+        case guestExpired = "guest_ttl"
+    }
+
+    public var userID: UUID
+    public var by: DeletedBy?
+    /// The account a merged guest's state went into (`by` `merged`).
+    public var mergedInto: UUID?
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case by
+        case mergedInto = "merged_into"
+    }
+
+    public init(userID: UUID, by: DeletedBy? = nil, mergedInto: UUID? = nil) {
+        self.userID = userID
+        self.by = by
+        self.mergedInto = mergedInto
+    }
+}
+
+/// `identity.audit.record` params: one event, named by `id` (a retry records it once).
+public struct AuditRecordParams: Sendable, Codable, Equatable {
+    public var id: UUID
+    public var type: String
+    public var userID: UUID?
+    public var details: [String: AuditValue]?
+
+    enum CodingKeys: String, CodingKey {
+        case id, type, details
+        case userID = "user_id"
+    }
+
+    public init(id: UUID, type: String, userID: UUID? = nil, details: [String: AuditValue]? = nil) {
+        self.id = id
+        self.type = type
+        self.userID = userID
+        self.details = details
     }
 }

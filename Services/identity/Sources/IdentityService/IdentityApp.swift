@@ -1,3 +1,4 @@
+import AuditTrail
 import Logging
 import Postgres
 import PostgresService
@@ -32,6 +33,9 @@ public enum IdentityApp {
                 "REDIS_URL is not set: user changes are not announced, so a gateway may show a changed user until its USER_CACHE_TTL lapses")
         }
         let backend = try await IdentityBackend(configuration: configuration, postgres: postgres, redis: redis, logger: logger)
+        let retention = AuditRetention(
+            trail: AuditTrail(postgres: postgres, table: IdentityAudit.table),
+            days: try env.int("AUDIT_RETENTION_DAYS", default: 90, range: 1...36_500), logger: logger)
         var router = RPCRouter()
         let checks: [HealthCheck] = [.postgres(postgres)]
         router.registerHealth(checks, logger: logger)
@@ -47,7 +51,7 @@ public enum IdentityApp {
             },
             ShutdownAction { await backend.shutdown() },
         ]
-            + backend.services + [ops, server]
+            + backend.services + [retention, ops, server]
     }
 
     /// The schema's migrations, for tests and tools that prepare a database.

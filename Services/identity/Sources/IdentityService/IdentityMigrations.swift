@@ -16,5 +16,8 @@ enum IdentityMigrations {
         Migration(
             version: 4, name: "email forwarding event time",
             sql: String(decoding: PackageResources._4_email_forwarding_event_time_sql, as: UTF8.self)),
+        Migration(
+            version: 5, name: "audit events",
+            sql: String(decoding: PackageResources._5_audit_events_sql, as: UTF8.self)),
     ]
 }

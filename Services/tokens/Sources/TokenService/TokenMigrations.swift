@@ -15,5 +15,8 @@ enum TokenMigrations {
         Migration(
             version: 4, name: "sessions bound to device keys",
             sql: String(decoding: PackageResources._4_sessions_bound_to_device_keys_sql, as: UTF8.self)),
+        Migration(
+            version: 5, name: "audit events",
+            sql: String(decoding: PackageResources._5_audit_events_sql, as: UTF8.self)),
     ]
 }

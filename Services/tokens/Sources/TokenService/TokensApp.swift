@@ -1,3 +1,4 @@
+import AuditTrail
 import Logging
 import Postgres
 import PostgresService
@@ -95,6 +96,9 @@ public enum TokensApp {
                 postgres: postgres, clock: clock, interval: configuration.cleanupInterval, batchSize: configuration.cleanupBatchSize,
                 accessTokenTTL: accessTTL, reuseGrace: configuration.reuseGrace.timeInterval, logger: logger),
             KeyReloader(keyRing: keyRing, interval: configuration.keyReloadInterval, logger: logger),
+            AuditRetention(
+                trail: AuditTrail(postgres: postgres, table: TokensAudit.table),
+                days: try env.int("AUDIT_RETENTION_DAYS", default: 90, range: 1...36_500), logger: logger),
             BackendBootstrap.opsServer(common: common, checks: checks, logger: logger),
             server,
         ]

@@ -8,12 +8,18 @@ public struct IssueParams: Codable, Sendable, Equatable {
     /// The RFC 7638 thumbprint of the device's key, from a DPoP proof the gateway verified: the
     /// session is bound to it (DESIGN.md section 9.2). Nil: an unbound (bearer) session.
     public var dpopJKT: String?
+    /// The sign-in this session is for, recorded as the audit trail's `sign_in` with the
+    /// session; absent for a session that is no sign-in (a guest's first).
+    public var signIn: SignInFacts?
 
-    public init(userID: UUID, isAdmin: Bool = false, deviceName: String? = nil, dpopJKT: String? = nil) {
+    public init(
+        userID: UUID, isAdmin: Bool = false, deviceName: String? = nil, dpopJKT: String? = nil, signIn: SignInFacts? = nil
+    ) {
         self.userID = userID
         self.isAdmin = isAdmin
         self.deviceName = deviceName
         self.dpopJKT = dpopJKT
+        self.signIn = signIn
     }
 
     enum CodingKeys: String, CodingKey {
@@ -21,7 +27,33 @@ public struct IssueParams: Codable, Sendable, Equatable {
         case isAdmin = "is_admin"
         case deviceName = "device_name"
         case dpopJKT = "dpop_jkt"
+        case signIn = "sign_in"
     }
+}
+
+/// What the audit trail says of a sign-in: the provider, and whether it made the user.
+public struct SignInFacts: Codable, Sendable, Equatable {
+    public var provider: String
+    public var newUser: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case provider
+        case newUser = "new_user"
+    }
+
+    public init(provider: String, newUser: Bool) {
+        self.provider = provider
+        self.newUser = newUser
+    }
+}
+
+/// What a revocation asked by a caller is, for the audit trail: a `logout` (the default), the
+/// user ending one of their sessions from the list (`session_revoked`), or an operator
+/// (`sessions_revoked_by_admin`).
+public enum RevocationCause: String, Codable, Sendable {
+    case logout
+    case user
+    case admin
 }
 
 /// `tokens.refresh` parameters.
@@ -46,15 +78,18 @@ public struct RefreshParams: Codable, Sendable, Hashable {
 public struct RevokeParams: Codable, Sendable {
     public var userID: UUID
     public var sessionID: UUID
+    public var cause: RevocationCause?
 
-    public init(userID: UUID, sessionID: UUID) {
+    public init(userID: UUID, sessionID: UUID, cause: RevocationCause? = nil) {
         self.userID = userID
         self.sessionID = sessionID
+        self.cause = cause
     }
 
     enum CodingKeys: String, CodingKey {
         case userID = "user_id"
         case sessionID = "session_id"
+        case cause
     }
 }
 
@@ -71,15 +106,18 @@ public struct RevokeResult: Codable, Sendable {
 public struct RevokeAllParams: Codable, Sendable {
     public var userID: UUID
     public var exceptSessionID: UUID?
+    public var cause: RevocationCause?
 
-    public init(userID: UUID, exceptSessionID: UUID? = nil) {
+    public init(userID: UUID, exceptSessionID: UUID? = nil, cause: RevocationCause? = nil) {
         self.userID = userID
         self.exceptSessionID = exceptSessionID
+        self.cause = cause
     }
 
     enum CodingKeys: String, CodingKey {
         case userID = "user_id"
         case exceptSessionID = "except_session_id"
+        case cause
     }
 }
 

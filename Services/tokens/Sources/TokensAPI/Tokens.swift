@@ -1,3 +1,4 @@
+import AuditAPI
 import ServiceProtocol
 
 /// Every method of tokens (docs/protocol.md, "tokens methods"): the service registers its
@@ -14,9 +15,11 @@ public enum Tokens {
     public static let listSessions = RPCMethod<ListSessionsParams, SessionList>("tokens.listSessions")
     public static let jwks = RPCMethod<Empty, PublicJWKS>("tokens.jwks")
     public static let verify = RPCMethod<VerifyParams, VerifiedAccessToken>("tokens.verify")
+    /// A page of tokens' audit trail, newest first (DESIGN.md section 9.3).
+    public static let auditList = RPCMethod<AuditListParams, AuditPage>("tokens.audit.list")
 
     /// Every method's name, for a check against the registered router and the docs.
     public static let methodNames: [String] = [
-        issue.name, refresh.name, revoke.name, revokeAll.name, revokeUser.name, listSessions.name, jwks.name, verify.name,
+        issue.name, refresh.name, revoke.name, revokeAll.name, revokeUser.name, listSessions.name, jwks.name, verify.name, auditList.name,
     ]
 }

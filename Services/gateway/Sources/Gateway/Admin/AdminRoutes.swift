@@ -1,4 +1,5 @@
 import AccountAdministration
+import AuditAPI
 import Crypto
 import Foundation
 import HTTPTypes
@@ -40,9 +41,11 @@ struct AdminRoutes: Sendable {
             try await self.loginBudget.reserve()
             guard try await Self.passwordMatches(password, self.configuration.credential) else {
                 context.logger.warning("Admin login refused")
+                try await self.record(.adminLoginFailed, context: context)
                 throw APIError(.unauthorized, .unauthorized, "Wrong password")
             }
             await self.loginBudget.refund()
+            try await self.record(.adminLogin, context: context)
             let token = Self.newSessionToken()
             // The session holds the credential's fingerprint: a new admin password ends it.
             try await self.store {
@@ -86,10 +89,28 @@ struct AdminRoutes: Sendable {
         api.post("users/:id/revoke-sessions") { _, context in
             try jsonResponse(try await self.orchestration.revokeSessions(try Self.userID(context), context: context))
         }
+        api.get("audit") { request, context in
+            var userID: UUID?
+            if let text = request.uri.queryParameters["user_id"] {
+                guard let id = UUID(uuidString: String(text)) else { throw APIError.badRequest("user_id is not a user id") }
+                userID = id
+            }
+            let type = request.uri.queryParameters["type"].map(String.init)
+            let params = try AuditReader.params(request, userID: userID, type: type)
+            return try jsonResponse(try await AuditReader(backends: self.orchestration.backends).page(params, context: context))
+        }
         api.delete("users/:id") { _, context in
-            try await self.orchestration.deleteUser(try Self.userID(context), context: context)
+            try await self.orchestration.deleteUser(try Self.userID(context), by: .admin, context: context)
             return Response(status: .noContent)
         }
+    }
+
+    /// Records an admin login or failed login in identity's audit trail (the gateway keeps no
+    /// store): named by a fresh id, so a retry of the call records it once.
+    private func record(_ type: AuditEventType, context: GatewayRequestContext) async throws {
+        let params = AuditRecordParams(id: UUID(), type: type.rawValue)
+        _ = try await self.administration.identity.call(
+            Identity.auditRecord, params, options: RPCClient.CallOptions(idempotent: true, requestID: context.requestID, origin: context.origin))
     }
 
     /// bcrypt is slow by design: checked on the blocking pool, never on an event loop.

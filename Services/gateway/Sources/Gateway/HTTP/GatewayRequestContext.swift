@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import ServiceProtocol
 
 /// The per-request context: Hummingbird's core, the peer address (for rate limits), and the
 /// caller the auth middleware verified.
@@ -12,6 +13,9 @@ struct GatewayRequestContext: RequestContext, RemoteAddressRequestContext {
     /// The thumbprint of the verified DPoP proof's key a sign-in, guest or refresh came with:
     /// the session it opens is bound to it, and a bound session's refresh needs it.
     var deviceKey: String?
+    /// The end user's address and user agent (`ClientOriginMiddleware`), sent on the backend
+    /// calls the audit trail records.
+    var origin: RPCCallOrigin?
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -84,8 +84,14 @@ struct AuthRoutes: Sendable {
         }
         group.delete("auth/account") { _, context in
             let caller = try context.requireCaller()
-            try await self.orchestration.deleteUser(caller.userID, context: context)
+            try await self.orchestration.deleteUser(caller.userID, by: .user, context: context)
             return Response(status: .noContent)
+        }
+        group.get("auth/activity") { request, context in
+            // The caller's own trail: sign-ins with device and time, logouts, revocations.
+            let caller = try context.requireCaller()
+            let params = try AuditReader.params(request, userID: caller.userID)
+            return try jsonResponse(try await AuditReader(backends: self.backends).page(params, context: context))
         }
         group.get("auth/sessions") { _, context in
             let caller = try context.requireCaller()
@@ -98,7 +104,8 @@ struct AuthRoutes: Sendable {
             guard let sessionID = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound }
             do {
                 try await self.orchestration.revoke(
-                    Tokens.revoke, RevokeParams(userID: caller.userID, sessionID: sessionID), user: caller.userID, context: context)
+                    Tokens.revoke, RevokeParams(userID: caller.userID, sessionID: sessionID, cause: .user), user: caller.userID,
+                    context: context)
             } catch let error as RPCError where error.code == .notFound {
                 throw APIError(.notFound, .notFound, "No such session")
             }
@@ -110,7 +117,8 @@ struct AuthRoutes: Sendable {
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
             let params = LinkParams(userID: caller.userID, credential: try Self.credential(provider: provider, body: body))
             let user = try await self.orchestration.changingUser(caller.userID) {
-                try await self.backends.identity.call(Identity.link, params, options: Backends.options(context, idempotent: true))
+                try await self.backends.identity.call(
+                    Identity.link, params, options: Backends.options(context, idempotent: true, audited: true))
             }
             return jsonResponse(PublicUser(user: user).rawJSON.bytes)
         }
@@ -118,7 +126,8 @@ struct AuthRoutes: Sendable {
             let caller = try context.requireCaller()
             let params = UnlinkParams(userID: caller.userID, provider: try Self.provider(context))
             let user = try await self.orchestration.changingUser(caller.userID) {
-                try await self.backends.identity.call(Identity.unlink, params, options: Backends.options(context, idempotent: false))
+                try await self.backends.identity.call(
+                    Identity.unlink, params, options: Backends.options(context, idempotent: false, audited: true))
             }
             return jsonResponse(PublicUser(user: user).rawJSON.bytes)
         }

@@ -30,7 +30,7 @@ struct GuestSignInFlow: Sendable {
             result = try await self.orchestration.changingUser(guest.userID) {
                 try await self.backends.identity.call(
                     Identity.signInGuest, LinkParams(userID: guest.userID, credential: credential),
-                    options: Backends.options(context, idempotent: true))
+                    options: Backends.options(context, idempotent: true, audited: true))
             }
         } catch let error as RPCError where error.code == .notFound {
             // The guest is gone (deleted) though its token still verifies: sign in again.
@@ -38,12 +38,13 @@ struct GuestSignInFlow: Sendable {
         }
         switch result.outcome {
         case .upgraded:
-            let pair = try await self.issue(result.user, deviceName: deviceName, context: context)
+            let pair = try await self.issue(result.user, credential: credential, deviceName: deviceName, context: context)
             GuestMetrics.upgraded.increment()
             context.logger.info("Guest upgraded", metadata: ["guest.user.id": "\(guest.userID)"])
             return TokenResponse(pair: pair, user: result.user, isNewUser: false, upgradedGuest: true)
         case .merge:
-            return try await self.merge(guest: guest.userID, into: result.user, deviceName: deviceName, context: context)
+            return try await self.merge(
+                guest: guest.userID, into: result.user, credential: credential, deviceName: deviceName, context: context)
         }
     }
 
@@ -51,7 +52,9 @@ struct GuestSignInFlow: Sendable {
     /// guest's sessions die first (`tokens.revokeUser`, reason `merged`: a repeat is known by
     /// it), then content-state merges its state in one transaction and records the merge, then
     /// identity deletes the guest, and the target gets a session.
-    private func merge(guest: UUID, into target: User, deviceName: String?, context: GatewayRequestContext) async throws -> TokenResponse {
+    private func merge(
+        guest: UUID, into target: User, credential: ProviderCredential, deviceName: String?, context: GatewayRequestContext
+    ) async throws -> TokenResponse {
         try await self.orchestration.revoke(
             Tokens.revokeUser, RevokeUserParams(userID: guest, reason: .merged), user: guest, context: context)
         let merged = try await self.backends.contentState.call(
@@ -63,12 +66,13 @@ struct GuestSignInFlow: Sendable {
         }
         _ = try await self.orchestration.changingUser(guest) {
             try await self.backends.identity.call(
-                Identity.deleteUser, UserIDParams(userID: guest), options: Backends.options(context, idempotent: true))
+                Identity.deleteUser, DeleteUserParams(userID: guest, by: .merged, mergedInto: target.id),
+                options: Backends.options(context, idempotent: true, audited: true))
         }
         // What the guest may have written between its revocation and the merge.
         _ = try await self.backends.contentState.call(
             ContentState.userDelete, UserParams(userID: guest), options: Backends.options(context, idempotent: true))
-        let pair = try await self.issue(target, deviceName: deviceName, context: context)
+        let pair = try await self.issue(target, credential: credential, deviceName: deviceName, context: context)
         GuestMetrics.merged.increment()
         context.logger.info(
             "Guest merged", metadata: ["guest.user.id": "\(guest)", "user.id": "\(target.id)"])
@@ -86,13 +90,18 @@ struct GuestSignInFlow: Sendable {
             Identity.signIn, credential, options: Backends.options(context, idempotent: true))
         self.orchestration.userChanged(signIn.user.id)
         guard signIn.user.isActive else { throw APIError(.forbidden, .userInactive, "This account is deactivated") }
-        return try await self.merge(guest: guest, into: signIn.user, deviceName: deviceName, context: context)
+        return try await self.merge(guest: guest, into: signIn.user, credential: credential, deviceName: deviceName, context: context)
     }
 
     /// Opens a session for `user` (not idempotent: sent once).
-    private func issue(_ user: User, deviceName: String?, context: GatewayRequestContext) async throws -> TokenPair {
+    private func issue(
+        _ user: User, credential: ProviderCredential, deviceName: String?, context: GatewayRequestContext
+    ) async throws -> TokenPair {
         try await self.backends.tokens.call(
-            Tokens.issue, IssueParams(userID: user.id, isAdmin: user.isAdmin, deviceName: deviceName, dpopJKT: context.deviceKey),
-            options: Backends.options(context, idempotent: false))
+            Tokens.issue,
+            IssueParams(
+                userID: user.id, isAdmin: user.isAdmin, deviceName: deviceName, dpopJKT: context.deviceKey,
+                signIn: SignInFacts(provider: credential.provider.rawValue, newUser: false)),
+            options: Backends.options(context, idempotent: false, audited: true))
     }
 }

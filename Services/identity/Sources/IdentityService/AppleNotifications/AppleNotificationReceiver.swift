@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import ServiceProtocol
 import IdentityAPI
 import Logging
 import TextCoding
@@ -13,7 +14,7 @@ struct AppleNotificationReceiver: Sendable {
     let appleConfigured: Bool
     let logger: Logger
 
-    func receive(_ params: AppleNotificationParams) async throws -> AppleNotificationResult {
+    func receive(_ params: AppleNotificationParams, context: RPCRequestContext? = nil) async throws -> AppleNotificationResult {
         guard self.appleConfigured else { throw IdentityError.providerNotConfigured(.apple) }
         let notification: AppleNotification
         do {
@@ -23,7 +24,7 @@ struct AppleNotificationReceiver: Sendable {
             self.logger.info("Refused an Apple notification", metadata: ["reason": "\(reason)"])
             throw IdentityError.invalidNotification(reason: reason)
         }
-        let result = try await self.store.apply(notification)
+        let result = try await self.store.apply(notification, context: context)
         Self.count(type: notification.kind.label, outcome: result.outcome.rawValue)
         var metadata: Logger.Metadata = [
             "apple.notification.jti": "\(notification.tokenID)", "apple.notification.type": "\(notification.kind.label)",

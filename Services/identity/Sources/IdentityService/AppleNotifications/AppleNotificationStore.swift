@@ -1,6 +1,9 @@
+import AuditAPI
+import AuditTrail
 import Foundation
 import IdentityAPI
 import Postgres
+import ServiceProtocol
 
 /// Applies Apple's notifications to `identity` in one transaction each, remembering every
 /// `jti` (`identity.apple_notifications`) so that a notification changes things once.
@@ -14,7 +17,10 @@ struct AppleNotificationStore: Sendable {
         var userID: UUID?
     }
 
-    func apply(_ notification: AppleNotification) async throws -> Result {
+    /// identity's audit trail: each applied notification is recorded in its transaction.
+    var audit: AuditTrail { AuditTrail(postgres: self.postgres, table: IdentityAudit.table) }
+
+    func apply(_ notification: AppleNotification, context: RPCRequestContext? = nil) async throws -> Result {
         // A `jti` is remembered 30 days, well beyond `AppleNotificationVerifier.maximumAge`.
         try await self.postgres.execute("DELETE FROM identity.apple_notifications WHERE received_at < now() - interval '30 days'")
         return try await self.postgres.withTransaction { connection in
@@ -25,6 +31,16 @@ struct AppleNotificationStore: Sendable {
                 """, [.text(notification.tokenID), .text(notification.kind.label), .text(notification.subject)])
             guard !inserted.isEmpty else { return try await Self.repeated(notification.tokenID, on: connection) }
             let result = try await Self.change(notification, on: connection)
+            if result.outcome == .applied, let userID = result.userID {
+                if result.followUp == .deleteAccount {
+                    // The account went with Apple's: its trail too, the deletion recorded without personal data.
+                    try await UserStore.recordDeletion(of: userID, reason: .apple, context: context, audit: self.audit, on: connection)
+                }
+                var entry = AuditEntry(
+                    .appleNotification, userID: userID, context: context, details: ["type": .string(notification.kind.label)])
+                if result.followUp == .deleteAccount { entry = entry.anonymous }
+                try await self.audit.record(entry, on: connection)
+            }
             try await connection.execute(
                 """
                 UPDATE identity.apple_notifications

@@ -1,3 +1,5 @@
+import AuditAPI
+import AuditTrail
 import IdentityAPI
 import Foundation
 import ServiceProtocol
@@ -6,28 +8,30 @@ extension IdentityBackend {
     /// Registers every `identity.*` method on `router`. Every method that may change a user
     /// announces it (`UserChanges`) before it answers, also when it fails half way.
     public func register(on router: inout RPCRouter) {
-        router.register(Identity.signIn) { (params: ProviderCredential, _) in
-            let outcome = try await self.signInFlow.signIn(params)
+        router.register(Identity.signIn) { (params: ProviderCredential, context) in
+            let outcome = try await self.signInFlow.signIn(params, context: context)
             // A sign-in may have followed the provider's email, filled the name or linked by email.
             if outcome.changedExistingUser { await self.userChanges.changed(outcome.result.user.id) }
             return outcome.result
         }
-        router.register(Identity.createGuest) { (_: Empty, _) -> User in
-            try await self.users.createGuest()
+        router.register(Identity.createGuest) { (_: Empty, context) -> User in
+            try await self.users.createGuest(context: context)
         }
-        router.register(Identity.signInGuest) { (params: LinkParams, _) -> GuestSignInResult in
+        router.register(Identity.signInGuest) { (params: LinkParams, context) -> GuestSignInResult in
             try await self.announcing(params.userID) {
-                let result = try await self.signInFlow.signIn(params.credential, asGuest: params.userID)
+                let result = try await self.signInFlow.signIn(params.credential, asGuest: params.userID, context: context)
                 if result.outcome == .merge { await self.userChanges.changed(result.user.id) }
                 return result
             }
         }
-        router.register(Identity.link) { (params: LinkParams, _) in
-            try await self.announcing(params.userID) { try await self.signInFlow.link(params.credential, to: params.userID) }
-        }
-        router.register(Identity.unlink) { (params: UnlinkParams, _) -> User in
+        router.register(Identity.link) { (params: LinkParams, context) in
             try await self.announcing(params.userID) {
-                try await self.signInFlow.identities.unlink(params.provider, from: params.userID)
+                try await self.signInFlow.link(params.credential, to: params.userID, context: context)
+            }
+        }
+        router.register(Identity.unlink) { (params: UnlinkParams, context) -> User in
+            try await self.announcing(params.userID) {
+                try await self.signInFlow.identities.unlink(params.provider, from: params.userID, context: context)
             }
             self.revocationsQueued()
             guard let user = try await self.users.userWithIdentities(params.userID) else { throw IdentityError.userNotFound }
@@ -58,8 +62,10 @@ extension IdentityBackend {
                 minAgeSeconds: params.minAgeSeconds)
             return ListUsersResult(users: page.users, nextCursor: page.next?.text)
         }
-        router.register(Identity.setActive) { (params: SetActiveParams, _) -> User in
-            guard let user = try await self.announcing(params.userID, { try await self.users.setActive(params.userID, params.active) })
+        router.register(Identity.setActive) { (params: SetActiveParams, context) -> User in
+            guard
+                let user = try await self.announcing(
+                    params.userID, { try await self.users.setActive(params.userID, params.active, context: context) })
             else { throw IdentityError.userNotFound }
             return user
         }
@@ -68,8 +74,8 @@ extension IdentityBackend {
             else { throw IdentityError.userNotFound }
             return user
         }
-        router.register(Identity.appleNotification) { (params: AppleNotificationParams, _) in
-            let result = try await self.appleNotifications.receive(params)
+        router.register(Identity.appleNotification) { (params: AppleNotificationParams, context) in
+            let result = try await self.appleNotifications.receive(params, context: context)
             if result.outcome == .applied, let user = result.userID { await self.userChanges.changed(user) }
             return result
         }
@@ -77,15 +83,28 @@ extension IdentityBackend {
             try await self.appleNotifications.store.complete(params.jti)
             return Empty()
         }
-        router.register(Identity.deleteGuest) { (params: UserIDParams, _) -> DeleteUserResult in
-            let deleted = try await self.announcing(params.userID) { try await self.users.delete(params.userID, onlyGuest: true) }
+        router.register(Identity.deleteGuest) { (params: DeleteUserParams, context) -> DeleteUserResult in
+            let deleted = try await self.announcing(params.userID) {
+                try await self.users.delete(params.userID, onlyGuest: true, reason: DeletionReason(params), context: context)
+            }
             self.revocationsQueued()
             return DeleteUserResult(deleted: deleted)
         }
-        router.register(Identity.deleteUser) { (params: UserIDParams, _) -> DeleteUserResult in
-            let deleted = try await self.announcing(params.userID) { try await self.users.delete(params.userID) }
+        router.register(Identity.deleteUser) { (params: DeleteUserParams, context) -> DeleteUserResult in
+            let deleted = try await self.announcing(params.userID) {
+                try await self.users.delete(params.userID, reason: DeletionReason(params), context: context)
+            }
             self.revocationsQueued()
             return DeleteUserResult(deleted: deleted)
+        }
+        router.register(Identity.auditList) { (params: AuditListParams, _) -> AuditPage in
+            try await self.users.audit.list(params)
+        }
+        router.register(Identity.auditRecord) { (params: AuditRecordParams, context) -> Empty in
+            guard let type = AuditEventType(rawValue: params.type) else { throw IdentityError.badRequest("type is not an audit event type") }
+            try await self.users.audit.record(
+                AuditEntry(type, userID: params.userID, context: context, details: params.details ?? [:], id: params.id))
+            return Empty()
         }
     }
 

@@ -1,12 +1,18 @@
+import AuditAPI
+import AuditTrail
 import IdentityAPI
 import Foundation
 import Postgres
+import ServiceProtocol
 
 /// Reads and changes provider identities in `identity.identities`, and the users they create
 /// or join. Concurrent first sign-ins of one `(provider, subject)` serialise on an advisory
 /// lock of that pair, so they make one user, never two.
 struct IdentityStore: Sendable {
     let postgres: PostgresClient
+
+    /// identity's audit trail, written in the transactions that make the changes it records.
+    var audit: AuditTrail { AuditTrail(postgres: self.postgres, table: IdentityAudit.table) }
 
     /// Signs a known identity in and returns its user, and whether the user's own row changed
     /// (its email followed the provider's); nil when the identity is new.
@@ -74,7 +80,8 @@ struct IdentityStore: Sendable {
     /// or to a new user, or to the guest `intoGuest` (which stops being one).
     /// `fallbackEmail` is the client's unverified email for tokens without one.
     func signInNew(
-        _ identity: VerifiedIdentity, linkByEmail: Bool, fallbackEmail: String?, intoGuest guest: UUID? = nil
+        _ identity: VerifiedIdentity, linkByEmail: Bool, fallbackEmail: String?, intoGuest guest: UUID? = nil,
+        context: RPCRequestContext? = nil
     ) async throws -> NewSignIn {
         try await self.postgres.withTransaction { connection in
             try await Self.lockIdentity(identity, on: connection)
@@ -97,6 +104,11 @@ struct IdentityStore: Sendable {
                     guard try row.decode("is_active", as: Bool.self) else { throw IdentityError.userInactive }
                     try await Self.insert(identity, for: userID, on: connection)
                     try await Self.fillProfile(userID, from: identity, on: connection)
+                    try await self.audit.record(
+                        AuditEntry(
+                            .identityLinked, userID: userID, context: context,
+                            details: ["provider": .string(identity.provider.rawValue), "by_email": .bool(true)]),
+                        on: connection)
                     return .linkedToExisting(userID)
                 }
             }
@@ -115,6 +127,9 @@ struct IdentityStore: Sendable {
                     ])
                 guard upgraded > 0 else { throw IdentityError.notAGuest }
                 try await Self.insert(identity, for: guest, on: connection)
+                try await self.audit.record(
+                    AuditEntry(.guestUpgraded, userID: guest, context: context, details: ["provider": .string(identity.provider.rawValue)]),
+                    on: connection)
                 return .createdUser(guest)
             }
             let userID = UUID()
@@ -130,7 +145,7 @@ struct IdentityStore: Sendable {
     }
 
     /// Links `identity` to `userID` at the user's request.
-    func link(_ identity: VerifiedIdentity, to userID: UUID) async throws {
+    func link(_ identity: VerifiedIdentity, to userID: UUID, context: RPCRequestContext? = nil) async throws {
         try await self.postgres.withTransaction { connection in
             try await Self.lockIdentity(identity, on: connection)
             let users = try await connection.query(
@@ -148,14 +163,19 @@ struct IdentityStore: Sendable {
             try await Self.insert(identity, for: userID, on: connection)
             try await Self.fillProfile(userID, from: identity, on: connection)
             // A guest that links its first identity stops being a guest (DESIGN.md section 9.1).
-            try await connection.execute(
+            let upgraded = try await connection.execute(
                 "UPDATE identity.users SET is_guest = false, updated_at = now() WHERE id = $1 AND is_guest", [.uuid(userID)])
+            let provider: [String: AuditValue] = ["provider": .string(identity.provider.rawValue)]
+            try await self.audit.record(AuditEntry(.identityLinked, userID: userID, context: context, details: provider), on: connection)
+            if upgraded > 0 {
+                try await self.audit.record(AuditEntry(.guestUpgraded, userID: userID, context: context, details: provider), on: connection)
+            }
         }
     }
 
     /// Removes the user's identity of `provider`, moving an Apple refresh token to the
     /// revocation outbox. Refuses to remove the last one.
-    func unlink(_ provider: IdentityProvider, from userID: UUID) async throws {
+    func unlink(_ provider: IdentityProvider, from userID: UUID, context: RPCRequestContext? = nil) async throws {
         try await self.postgres.withTransaction { connection in
             let users = try await connection.query(
                 "SELECT id FROM identity.users WHERE id = $1 FOR UPDATE", [.uuid(userID)])
@@ -176,6 +196,9 @@ struct IdentityStore: Sendable {
                 [.uuid(userID), .text(provider.rawValue)])
             try await connection.execute(
                 "UPDATE identity.users SET updated_at = now() WHERE id = $1", [.uuid(userID)])
+            try await self.audit.record(
+                AuditEntry(.identityUnlinked, userID: userID, context: context, details: ["provider": .string(provider.rawValue)]),
+                on: connection)
         }
     }
 

@@ -1,6 +1,7 @@
 import IdentityAPI
 import Foundation
 import Logging
+import ServiceProtocol
 
 /// Sign-in and explicit linking: verify the provider token, then find or create the user by
 /// the linking rules (DESIGN.md section 5), then keep Apple's refresh token if a code came along.
@@ -19,10 +20,10 @@ struct SignInFlow: Sendable {
         var changedExistingUser: Bool
     }
 
-    func signIn(_ credential: ProviderCredential) async throws -> Outcome {
+    func signIn(_ credential: ProviderCredential, context: RPCRequestContext? = nil) async throws -> Outcome {
         let credential = try credential.validated()
         let identity = try await self.verify(credential)
-        var (user, isNew, changed) = try await self.resolve(identity, fallbackEmail: credential.email)
+        var (user, isNew, changed) = try await self.resolve(identity, fallbackEmail: credential.email, context: context)
         guard user.isActive else { throw IdentityError.userInactive }
         if user.displayName == nil, let name = identity.name, try await self.users.fillDisplayName(user.id, name) {
             user = try await self.users.user(user.id) ?? user
@@ -36,7 +37,7 @@ struct SignInFlow: Sendable {
     /// that already belongs to `guest` answers `upgraded` again (a repeat); otherwise `guest`
     /// must be a guest. A known (or auto-linked) identity names the user to merge into; an
     /// unknown one becomes the guest's, which stops being a guest.
-    func signIn(_ credential: ProviderCredential, asGuest guest: UUID) async throws -> GuestSignInResult {
+    func signIn(_ credential: ProviderCredential, asGuest guest: UUID, context: RPCRequestContext? = nil) async throws -> GuestSignInResult {
         let credential = try credential.validated()
         let identity = try await self.verify(credential)
         for _ in 0..<3 {
@@ -49,7 +50,7 @@ struct SignInFlow: Sendable {
                 return GuestSignInResult(user: known.user, outcome: .merge)
             }
             switch try await self.identities.signInNew(
-                identity, linkByEmail: self.autoLinkByEmail, fallbackEmail: credential.email, intoGuest: guest)
+                identity, linkByEmail: self.autoLinkByEmail, fallbackEmail: credential.email, intoGuest: guest, context: context)
             {
             case .alreadyExists:
                 continue
@@ -65,10 +66,10 @@ struct SignInFlow: Sendable {
         throw IdentityError.signInContended
     }
 
-    func link(_ credential: ProviderCredential, to userID: UUID) async throws -> User {
+    func link(_ credential: ProviderCredential, to userID: UUID, context: RPCRequestContext? = nil) async throws -> User {
         let credential = try credential.validated()
         let identity = try await self.verify(credential)
-        try await self.identities.link(identity, to: userID)
+        try await self.identities.link(identity, to: userID, context: context)
         await self.keepAppleAuthorization(credential, identity)
         guard let user = try await self.users.userWithIdentities(userID) else { throw IdentityError.userNotFound }
         return user
@@ -94,11 +95,13 @@ struct SignInFlow: Sendable {
 
     /// A known identity signs into its user; a new one joins a user by verified email or makes
     /// one. Returns the user, whether it is new, and whether an existing user changed.
-    private func resolve(_ identity: VerifiedIdentity, fallbackEmail: String?) async throws -> (User, isNew: Bool, changed: Bool) {
+    private func resolve(
+        _ identity: VerifiedIdentity, fallbackEmail: String?, context: RPCRequestContext?
+    ) async throws -> (User, isNew: Bool, changed: Bool) {
         for _ in 0..<3 {
             if let known = try await self.identities.signInKnown(identity) { return (known.user, false, known.changedUser) }
             let outcome = try await self.identities.signInNew(
-                identity, linkByEmail: self.autoLinkByEmail, fallbackEmail: fallbackEmail)
+                identity, linkByEmail: self.autoLinkByEmail, fallbackEmail: fallbackEmail, context: context)
             switch outcome {
             case .alreadyExists:
                 continue

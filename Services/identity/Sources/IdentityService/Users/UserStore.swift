@@ -1,10 +1,16 @@
+import AuditAPI
+import AuditTrail
 import IdentityAPI
 import Foundation
 import Postgres
+import ServiceProtocol
 
 /// Reads and changes users in `identity.users`.
 struct UserStore: Sendable {
     let postgres: PostgresClient
+
+    /// identity's audit trail, written in the transactions that make the changes it records.
+    var audit: AuditTrail { AuditTrail(postgres: self.postgres, table: IdentityAudit.table) }
 
     func user(_ id: UUID) async throws -> User? {
         try await self.postgres.query("SELECT \(UserRow.columns) FROM identity.users u WHERE u.id = $1", [.uuid(id)])
@@ -12,9 +18,12 @@ struct UserStore: Sendable {
     }
 
     /// A new guest: no email, name or identity until it signs in with a provider.
-    func createGuest() async throws -> User {
+    func createGuest(context: RPCRequestContext? = nil) async throws -> User {
         let id = UUID()
-        try await self.postgres.execute("INSERT INTO identity.users (id, is_guest) VALUES ($1, true)", [.uuid(id)])
+        try await self.postgres.withTransaction { connection in
+            try await connection.execute("INSERT INTO identity.users (id, is_guest) VALUES ($1, true)", [.uuid(id)])
+            try await self.audit.record(AuditEntry(.guestCreated, userID: id, context: context), on: connection)
+        }
         guard let user = try await self.user(id) else { throw IdentityError.userNotFound }
         return user
     }
@@ -46,13 +55,19 @@ struct UserStore: Sendable {
             [.uuid(id), .text(name)]) > 0
     }
 
-    func setActive(_ id: UUID, _ active: Bool) async throws -> User? {
-        let changed = try await self.postgres.execute(
-            """
-            UPDATE identity.users SET is_active = $2, updated_at = CASE WHEN is_active = $2 THEN updated_at ELSE now() END
-            WHERE id = $1
-            """, [.uuid(id), .bool(active)])
-        return changed == 0 ? nil : try await self.user(id)
+    /// Deactivates or activates the user; a change (not a repeat) is audited in its transaction.
+    func setActive(_ id: UUID, _ active: Bool, context: RPCRequestContext? = nil) async throws -> User? {
+        let found = try await self.postgres.withTransaction { connection in
+            let rows = try await connection.query("SELECT is_active FROM identity.users WHERE id = $1 FOR UPDATE", [.uuid(id)])
+            guard let row = rows.first else { return false }
+            guard try row.decode("is_active", as: Bool.self) != active else { return true }
+            try await connection.execute(
+                "UPDATE identity.users SET is_active = $2, updated_at = now() WHERE id = $1", [.uuid(id), .bool(active)])
+            try await self.audit.record(
+                AuditEntry(active ? .userActivated : .userDeactivated, userID: id, context: context), on: connection)
+            return true
+        }
+        return found ? try await self.user(id) : nil
     }
 
     func setAdmin(_ id: UUID, _ admin: Bool) async throws -> User? {
@@ -65,8 +80,12 @@ struct UserStore: Sendable {
     }
 
     /// Deletes the user and its identities; their Apple refresh tokens move to the revocation
-    /// outbox in the same transaction. False when there was no such user.
-    func delete(_ id: UUID, onlyGuest: Bool = false) async throws -> Bool {
+    /// outbox in the same transaction. False when there was no such user. The user's audit
+    /// events go in the same transaction, and the deletion is recorded without IP or user agent
+    /// (a guest merged into `reason`'s target is recorded as the target's `guest_merged`).
+    func delete(
+        _ id: UUID, onlyGuest: Bool = false, reason: DeletionReason = .user, context: RPCRequestContext? = nil
+    ) async throws -> Bool {
         try await self.postgres.withTransaction { connection in
             if onlyGuest {
                 let rows = try await connection.query("SELECT is_guest FROM identity.users WHERE id = $1 FOR UPDATE", [.uuid(id)])
@@ -79,7 +98,25 @@ struct UserStore: Sendable {
                 SELECT apple_client_id, apple_refresh_token FROM identity.identities
                 WHERE user_id = $1 AND apple_refresh_token IS NOT NULL AND apple_client_id IS NOT NULL
                 """, [.uuid(id)])
-            return try await connection.execute("DELETE FROM identity.users WHERE id = $1", [.uuid(id)]) > 0
+            guard try await connection.execute("DELETE FROM identity.users WHERE id = $1", [.uuid(id)]) > 0 else { return false }
+            try await Self.recordDeletion(of: id, reason: reason, context: context, audit: self.audit, on: connection)
+            return true
+        }
+    }
+
+    /// Forgets the deleted user's audit events and records the deletion itself without personal
+    /// data: `account_deleted` (by whom; `merged` for a guest whose state went into another
+    /// account, which also gets `guest_merged`).
+    static func recordDeletion(
+        of id: UUID, reason: DeletionReason, context: RPCRequestContext?, audit: AuditTrail, on connection: PostgresConnection
+    ) async throws {
+        try await audit.forget(user: id, on: connection)
+        try await audit.record(
+            AuditEntry(.accountDeleted, userID: id, context: context, details: ["by": .string(reason.by)]).anonymous, on: connection)
+        if case .mergedInto(let target) = reason {
+            try await audit.record(
+                AuditEntry(.guestMerged, userID: target, context: context, details: ["guest_id": .string(id.uuidString.lowercased())]),
+                on: connection)
         }
     }
 

@@ -1,3 +1,4 @@
+import AuditTrail
 import TokensAPI
 import Foundation
 import Logging
@@ -14,6 +15,8 @@ import ServiceProtocol
 /// or one whose compare-and-set finds nothing to rotate, has its row read first.
 struct RefreshRotation: Sendable {
     let postgres: PostgresClient
+    /// tokens' audit trail: a detected reuse is recorded in the statement that revokes for it.
+    var audit: AuditTrail { AuditTrail(postgres: self.postgres, table: TokensAudit.table) }
     let issuer: AccessTokenIssuer
     let revocations: RevocationList
     let recentSessions: RecentSessions
@@ -38,8 +41,9 @@ struct RefreshRotation: Sendable {
     /// The successor pair of `presented`, as the JSON the caller receives. `proofKey` is the
     /// thumbprint of the DPoP proof's key the gateway verified: a bound session's token is
     /// refused without its own (before anything else, so that a thief without the key can
-    /// neither rotate the token nor get its session revoked as reuse).
-    func refresh(_ presented: String, proofKey: String? = nil) async throws -> RawJSON {
+    /// neither rotate the token nor get its session revoked as reuse). `context` says where the
+    /// call came from, for the audit trail's `refresh_reuse_detected`.
+    func refresh(_ presented: String, proofKey: String? = nil, context: RPCRequestContext? = nil) async throws -> RawJSON {
         guard let token = RefreshToken(presented: presented) else { throw TokenError.invalidRefreshToken }
         if let session = self.recentSessions.take(tokenHash: token.hash) {
             try Self.checkBinding(of: session, proofKey: proofKey)
@@ -53,7 +57,7 @@ struct RefreshRotation: Sendable {
             }
             try Self.checkBinding(of: state.session, proofKey: proofKey)
             if let rotatedAt = state.rotatedAt {
-                return try await self.replay(token, state: state, rotatedAt: rotatedAt, now: now)
+                return try await self.replay(token, state: state, rotatedAt: rotatedAt, now: now, context: context)
             }
             if let pair = try await self.rotate(token, of: state.session, now: now) {
                 return pair
@@ -84,7 +88,9 @@ struct RefreshRotation: Sendable {
     }
 
     /// A token already rotated: within the grace window its sealed successor, after it reuse.
-    private func replay(_ token: RefreshToken, state: TokenState, rotatedAt: Date, now: Date) async throws -> RawJSON {
+    private func replay(
+        _ token: RefreshToken, state: TokenState, rotatedAt: Date, now: Date, context: RPCRequestContext?
+    ) async throws -> RawJSON {
         if now.timeIntervalSince(rotatedAt) <= self.reuseGrace {
             // Within the window the successor is normally there; if a replica with a fast clock
             // already cleared it, the caller must sign in again, but nothing is revoked.
@@ -106,10 +112,13 @@ struct RefreshRotation: Sendable {
                 RETURNING id, user_id
             ), pending AS (
                 INSERT INTO tokens.revocation_copies (session_id, user_id) SELECT id, user_id FROM revoked
+            ), audited AS (
+                \(self.audit.insertSelect(userID: "user_id", sessionID: "id", from: "revoked", firstParameter: 3))
             )
             SELECT id FROM revoked
             """,
-            [.uuid(session.sessionID), .timestamp(now)])
+            [.uuid(session.sessionID), .timestamp(now)]
+                + AuditTrail.selectBindings(AuditEntry(.refreshReuseDetected, userID: session.userID, context: context)))
         if !revoked.isEmpty {
             await self.revocations.record(
                 [.session(session.sessionID, userID: session.userID, reason: "refresh_token_reused", revokedAt: now)], now: now)

@@ -1,7 +1,10 @@
+import AuditAPI
+import AuditTrail
 import TextCoding
 import TokensAPI
 import Foundation
 import ServiceKit
+import ServiceProtocol
 
 /// `tokens.issue`: a new session with its first token pair, ending `REFRESH_TOKEN_TTL` from now.
 struct SessionIssuance: Sendable {
@@ -15,7 +18,9 @@ struct SessionIssuance: Sendable {
     /// Device names are for people's session lists; longer ones are cut.
     static let maximumDeviceNameLength = 200
 
-    func issue(_ params: IssueParams) async throws -> TokenPair {
+    /// A sign-in's session is recorded (`sign_in`) before the pair is handed out: a session
+    /// whose record failed is never given to anyone (its tokens are lost with the error).
+    func issue(_ params: IssueParams, context: RPCRequestContext? = nil) async throws -> TokenPair {
         let now = self.clock.now()
         let deviceName = params.deviceName.map { name in
             String(String.UnicodeScalarView(name.unicodeScalars.filter { $0.properties.generalCategory != .control })
@@ -29,6 +34,14 @@ struct SessionIssuance: Sendable {
         try await self.sessions.create(
             sessionID: session.sessionID, userID: session.userID, isAdmin: session.isAdmin, deviceName: deviceName,
             dpopJKT: session.dpopJKT, refreshTokenHash: refreshToken.hash, now: now, expiresAt: session.expiresAt)
+        if let signIn = params.signIn {
+            var details: [String: AuditValue] = [
+                "provider": .string(signIn.provider), "new_user": .bool(signIn.newUser), "bound": .bool(session.dpopJKT != nil),
+            ]
+            if let deviceName { details["device_name"] = .string(deviceName) }
+            try await self.sessions.audit.record(
+                AuditEntry(.signIn, userID: session.userID, sessionID: session.sessionID, context: context, details: details))
+        }
         self.recentSessions.remember(session, forTokenHash: refreshToken.hash)
         return pair
     }

@@ -1,3 +1,4 @@
+import AuditTrail
 import TextCoding
 import TokensAPI
 import Foundation
@@ -14,6 +15,9 @@ struct SessionStore: Sendable {
         statementsAtOnce: 2, callsPerStatement: SessionStore.creationsPerStatement)
     /// The most creations `creations` puts in one statement.
     static let creationsPerStatement = 8
+
+    /// tokens' audit trail: each revocation records its event in the statement that makes it.
+    var audit: AuditTrail { AuditTrail(postgres: self.postgres, table: TokensAudit.table) }
 
     /// The user's sessions that are neither revoked nor expired, most recently used first.
     func list(userID: UUID, now: Date) async throws -> [SessionSummary] {
@@ -36,7 +40,8 @@ struct SessionStore: Sendable {
 
     /// Revokes one session of the user. Returns whether this call revoked it; nil when the
     /// session is not the user's.
-    func revoke(sessionID: UUID, userID: UUID, reason: String, now: Date) async throws -> Bool? {
+    /// `event` is recorded when this call revoked the session.
+    func revoke(sessionID: UUID, userID: UUID, reason: String, now: Date, event: AuditEntry) async throws -> Bool? {
         let rows = try await self.postgres.query(
             """
             WITH target AS (
@@ -47,16 +52,20 @@ struct SessionStore: Sendable {
                 RETURNING s.id
             ), pending AS (
                 INSERT INTO tokens.revocation_copies (session_id, user_id) SELECT id, $2 FROM revoked
+            ), audited AS (
+                \(self.audit.insertSelect(userID: "$2::uuid", sessionID: "id", from: "revoked", firstParameter: 5))
             )
             SELECT (SELECT count(*) FROM target) AS found, (SELECT count(*) FROM revoked) AS revoked
             """,
-            [.uuid(sessionID), .uuid(userID), .timestamp(now), .text(reason)])
+            [.uuid(sessionID), .uuid(userID), .timestamp(now), .text(reason)] + AuditTrail.selectBindings(event))
         guard let row = rows.first, try row.decode("found", as: Int.self) > 0 else { return nil }
         return try row.decode("revoked", as: Int.self) > 0
     }
 
     /// Revokes every live session of the user except `exceptSessionID`; returns the ids revoked.
-    func revokeAll(userID: UUID, except exceptSessionID: UUID?, reason: String, now: Date) async throws -> [UUID] {
+    /// `event` is recorded once, with the number of sessions revoked (also none: the user or
+    /// operator asked).
+    func revokeAll(userID: UUID, except exceptSessionID: UUID?, reason: String, now: Date, event: AuditEntry) async throws -> [UUID] {
         try await self.postgres.query(
             """
             WITH revoked AS (
@@ -65,17 +74,24 @@ struct SessionStore: Sendable {
                 RETURNING id
             ), pending AS (
                 INSERT INTO tokens.revocation_copies (session_id, user_id) SELECT id, $1 FROM revoked
+            ), audited AS (
+                \(self.audit.insertSelect(
+                    userID: "$1::uuid", sessionID: "$4::uuid", moreDetails: "jsonb_build_object('sessions', (SELECT count(*) FROM revoked))",
+                    from: "(SELECT 1) AS one", firstParameter: 5))
             )
             SELECT id FROM revoked
             """,
-            [.uuid(userID), .timestamp(now), .text(reason), PostgresValue(exceptSessionID)]
+            [.uuid(userID), .timestamp(now), .text(reason), PostgresValue(exceptSessionID)] + AuditTrail.selectBindings(event)
         ).map { try $0.decode("id") }
     }
 
     /// Records the user's not-before and revokes all their sessions, in one transaction.
     /// Every revocation here also leaves a row in `tokens.revocation_copies` in the same
     /// statement: the Redis copy is owed until a re-seeder removes it (`PendingRevocationCopies`).
-    func revokeUser(userID: UUID, reason: String, notBefore: Date, now: Date) async throws -> [UUID] {
+    ///
+    /// A deleted (or merged) user's audit events go in the same transaction; for a deactivation
+    /// `event` records how many sessions it ended.
+    func revokeUser(userID: UUID, reason: String, notBefore: Date, now: Date, event: AuditEntry?) async throws -> [UUID] {
         try await self.postgres.withTransaction { connection in
             try await connection.execute(
                 """
@@ -84,7 +100,7 @@ struct SessionStore: Sendable {
                     reason = EXCLUDED.reason
                 """,
                 [.uuid(userID), .timestamp(notBefore), .text(reason)])
-            return try await connection.query(
+            let ids = try await connection.query(
                 """
                 WITH revoked AS (
                     UPDATE tokens.sessions SET revoked_at = $2, revoke_reason = $3
@@ -97,7 +113,14 @@ struct SessionStore: Sendable {
                 SELECT id FROM revoked
                 """,
                 [.uuid(userID), .timestamp(now), .text(reason)]
-            ).map { try $0.decode("id") }
+            ).map { try $0.decode("id", as: UUID.self) }
+            if var event {
+                event.details["sessions"] = .int(ids.count)
+                try await self.audit.record(event, on: connection)
+            } else {
+                try await self.audit.forget(user: userID, on: connection)
+            }
+            return ids
         }
     }
 
