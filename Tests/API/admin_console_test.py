@@ -138,6 +138,10 @@ def main():
         assert identity_cells[:3] == ["apple", subject, email + " (verified)"] or identity_cells[:2] == ["apple", subject], identity_cells
         sessions = [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#sessions-body td")]
         assert sessions[0] == "Ada's iPhone", sessions
+        # The user's audit trail: the sign-in, with its device and provider.
+        console.wait.until(lambda _: "sign in" in console.element("audit-body").text)
+        audit = console.element("audit-body").text
+        assert "device name: Ada's iPhone" in audit and "provider: apple" in audit, audit
         console.screenshot("user")
 
         console.element("deactivate").click()
@@ -164,6 +168,14 @@ def main():
         status, body = bearer_status(second["access_token"])
         assert status == 401 and b"session_revoked" in body, (status, body)
         console.wait.until(lambda _: console.element("sessions-empty").is_displayed())
+        # The operator's actions are on the trail, newest first.
+        console.wait.until(lambda _: "sessions revoked by admin" in console.element("audit-body").text)
+        events = [row.find_elements(By.TAG_NAME, "td")[1].text for row in driver.find_elements(By.CSS_SELECTOR, "#audit-body tr")]
+        assert events[0] == "sessions revoked by admin", events
+        for expected in ("user deactivated", "user activated", "session revoked", "sign in"):
+            assert expected in events, (expected, events)
+        driver.execute_script("arguments[0].scrollIntoView()", console.element("audit-table"))
+        console.screenshot("user-activity")
 
         # Delete asks first; Escape cancels, the confirmation deletes.
         console.element("delete").click()

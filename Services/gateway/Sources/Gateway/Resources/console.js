@@ -7,7 +7,7 @@
   const pageSize = 20;
   const $ = (id) => document.getElementById(id);
   const views = ["login-view", "users-view", "user-view"];
-  const state = { query: "", guest: "", cursors: [null], page: 0, nextCursor: null, user: null };
+  const state = { query: "", guest: "", cursors: [null], page: 0, nextCursor: null, user: null, auditCursor: null };
 
   /// An answer of the admin API that is not a success, with the catalogue code and message.
   class APIError extends Error {
@@ -169,7 +169,30 @@
   async function openUser(id) {
     state.user = await api("GET", "/admin/api/users/" + encodeURIComponent(id));
     renderUser(state.user);
+    $("audit-body").replaceChildren();
+    state.auditCursor = null;
+    await loadAudit(id);
     if ($("user-view").hidden) showView("user-view");
+  }
+
+  /// One page (20) of the user's audit trail, newest first, appended to the table.
+  async function loadAudit(id) {
+    let path = "/admin/api/audit?limit=20&user_id=" + encodeURIComponent(id);
+    if (state.auditCursor) path += "&cursor=" + encodeURIComponent(state.auditCursor);
+    const page = await api("GET", path);
+    const body = $("audit-body");
+    for (const event of page.events) {
+      const row = document.createElement("tr");
+      cell(row, time(event.occurred_at));
+      cell(row, event.type.replace(/_/g, " "));
+      cell(row, Object.keys(event.details).sort().map((key) => key.replace(/_/g, " ") + ": " + event.details[key]).join(", "));
+      cell(row, event.ip || "");
+      cell(row, event.user_agent || "");
+      body.appendChild(row);
+    }
+    state.auditCursor = page.next_cursor;
+    $("audit-empty").hidden = body.children.length > 0;
+    $("audit-more").hidden = !page.next_cursor;
   }
 
   function renderUser(user) {
@@ -283,6 +306,7 @@
     $("deactivate").addEventListener("click", () => run(() =>
       act("deactivate", () => "User deactivated: sign-in is refused and every token is dead.")));
     $("activate").addEventListener("click", () => run(() => act("activate", () => "User activated.")));
+    $("audit-more").addEventListener("click", () => run(() => loadAudit(state.user.id)));
     $("revoke-sessions").addEventListener("click", () => run(() =>
       act("revoke-sessions", (result) => result.revoked_sessions + " session" + (result.revoked_sessions === 1 ? "" : "s") + " revoked.")));
 
