@@ -248,8 +248,8 @@ let package = Package(
         .testTarget(
             name: "IdentityServiceTests",
             dependencies: [
-                "IdentityService", "IdentityAPI", "MockIdentityProvider", "Postgres", "Redis", "ServiceKit", "PostgresService", "ServiceProtocol", "CompactJSON", "TextCoding",
-                "TestSupport", jwt, crypto, logging,
+                "IdentityService", "IdentityAPI", "AuditAPI", "MockIdentityProvider", "Postgres", "Redis", "ServiceKit", "PostgresService", "ServiceProtocol",
+                "CompactJSON", "TextCoding", "TestSupport", jwt, crypto, logging, hummingbird, .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
         .testTarget(
             name: "TokenServiceTests",

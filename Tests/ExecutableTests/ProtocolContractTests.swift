@@ -41,6 +41,37 @@ import TokensAPI
         #expect((health["result"] as? [String: Any])?["status"] as? String == "ok")
     }
 
+    /// Examples/python/user_events.py follows identity's feed: each user created shows up once,
+    /// and a second run goes on from the cursor file where the first stopped.
+    @Test func thePythonExampleFollowsTheUserEventFeed() async throws {
+        let backend = try await BackendProcess.started("identity")
+        defer { backend.process.terminate() }
+        let cursorFile = FileManager.default.temporaryDirectory.appendingPathComponent("user-events-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: cursorFile) }
+        func createGuest() throws -> String {
+            let run = try runPython(backend, method: "identity.createGuest")
+            let line = try #require(run.output.split(separator: "\n").last)
+            let result = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            return try #require((result["result"] as? [String: Any])?["id"] as? String).lowercased()
+        }
+        /// The users of `mine` whose creation the example printed (other tests share the database).
+        func followedUsers(_ mine: Set<String>) throws -> [String] {
+            let run = try runPython(backend, script: "user_events.py", arguments: ["--cursor-file", cursorFile])
+            #expect(run.status == 0, "\(run.output)")
+            return run.output.split(separator: "\n").compactMap { line in
+                guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    event["type"] as? String == "user.created"
+                else { return nil }
+                return (event["user_id"] as? String)?.lowercased()
+            }.filter(mine.contains)
+        }
+        let first = try createGuest()
+        #expect(try followedUsers([first]) == [first])
+        let second = try createGuest()
+        #expect(try followedUsers([first, second]) == [second])
+        #expect(try followedUsers([first, second]) == [])
+    }
+
     @Test func aPythonClientCallsAMethodAndReadsItsErrors() async throws {
         let backend = try await BackendProcess.started("content-state")
         defer { backend.process.terminate() }
@@ -79,10 +110,15 @@ import TokensAPI
 
     /// Runs the Python client against the backend: its exit status and standard output.
     func runPython(_ backend: BackendProcess, method: String, params: String? = nil) throws -> (status: Int32, output: String) {
+        try self.runPython(backend, script: "latchkey_rpc.py", arguments: [method] + (params.map { [$0] } ?? []))
+    }
+
+    /// Runs `Examples/python/<script> 127.0.0.1 <port> <arguments>` with the backend's token.
+    func runPython(_ backend: BackendProcess, script name: String, arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        let script = Self.repository.appendingPathComponent("Examples/python/latchkey_rpc.py").path
-        process.arguments = ["python3", script, "127.0.0.1", "\(backend.rpcPort)", method] + (params.map { [$0] } ?? [])
+        let script = Self.repository.appendingPathComponent("Examples/python/\(name)").path
+        process.arguments = ["python3", script, "127.0.0.1", "\(backend.rpcPort)"] + arguments
         process.environment = ["SERVICE_TOKEN": backend.token, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         let output = Pipe()
         process.standardOutput = output

@@ -31,6 +31,17 @@ struct Orchestration: Sendable {
         return try await self.backends.tokens.call(method, params, options: Backends.options(context, idempotent: true, audited: true))
     }
 
+    /// Appends `sessions.revoked` to identity's feed for other services (DESIGN.md section 9.4)
+    /// after tokens revoked every session of `user`. The event is named by a fresh id, so the
+    /// client's retries of the call append it once; the feed lives in identity and the
+    /// revocation in tokens, so a gateway that dies between the two loses this one event (the
+    /// revocation stands, and a repeated logout announces it).
+    func announceSessionsRevoked(_ user: UUID, reason: String, context: GatewayRequestContext) async throws {
+        _ = try await self.backends.identity.call(
+            Identity.eventsSessionsRevoked, SessionsRevokedParams(id: UUID(), userID: user, reason: reason),
+            options: Backends.options(context, idempotent: true))
+    }
+
     /// Verifies the provider credential with identity, then opens a session with tokens.
     func signIn(credential: ProviderCredential, deviceName: String?, context: GatewayRequestContext) async throws -> TokenResponse {
         let signIn = try await self.backends.identity.call(
@@ -137,6 +148,8 @@ struct Orchestration: Sendable {
     /// Ends every session of an existing user (`not_found` otherwise).
     func revokeSessions(_ userID: UUID, context: GatewayRequestContext) async throws -> RevokeAllResult {
         defer { self.revocationCache?.forget(user: userID) }
-        return try await self.administration.revokeSessions(userID, requestID: context.requestID, origin: context.origin)
+        let result = try await self.administration.revokeSessions(userID, requestID: context.requestID, origin: context.origin)
+        try await self.announceSessionsRevoked(userID, reason: "admin", context: context)
+        return result
     }
 }

@@ -34,10 +34,16 @@ public enum Identity {
     /// Records an event of a caller without a store of its own (the gateway's admin logins);
     /// idempotent: the event's `id` records it once however often it is sent.
     public static let auditRecord = RPCMethod<AuditRecordParams, Empty>("identity.audit.record")
+    /// The user lifecycle feed (DESIGN.md section 9.4), in commit order from `since`.
+    public static let eventsRead = RPCMethod<EventsReadParams, EventsPage>("identity.events.read")
+    /// Appends `sessions.revoked` for a revocation `tokens` made (every session of the user):
+    /// the gateway calls it after `tokens.revokeAll` / `tokens.revokeUser`; idempotent by `id`.
+    public static let eventsSessionsRevoked = RPCMethod<SessionsRevokedParams, Empty>("identity.events.sessionsRevoked")
 
     /// Every method's name, for a check against the registered router and the docs.
     public static let methodNames: [String] = [
         signIn.name, createGuest.name, signInGuest.name, link.name, unlink.name, getUser.name, listUsers.name, setActive.name, setAdmin.name, deleteUser.name, deleteGuest.name,
         appleNotification.name, completeAppleNotification.name, auditList.name, auditRecord.name,
+        eventsRead.name, eventsSessionsRevoked.name,
     ]
 }

@@ -36,6 +36,8 @@ public enum IdentityApp {
         let retention = AuditRetention(
             trail: AuditTrail(postgres: postgres, table: IdentityAudit.table),
             days: try env.int("AUDIT_RETENTION_DAYS", default: 90, range: 1...36_500), logger: logger)
+        let eventRetention = EventRetention(
+            feed: EventFeed(postgres: postgres), days: try env.int("EVENT_RETENTION_DAYS", default: 30, range: 1...36_500), logger: logger)
         var router = RPCRouter()
         let checks: [HealthCheck] = [.postgres(postgres)]
         router.registerHealth(checks, logger: logger)
@@ -51,7 +53,7 @@ public enum IdentityApp {
             },
             ShutdownAction { await backend.shutdown() },
         ]
-            + backend.services + [retention, ops, server]
+            + backend.services + [retention, eventRetention, ops, server]
     }
 
     /// The schema's migrations, for tests and tools that prepare a database.

@@ -57,9 +57,14 @@ public final class IdentityBackend: Sendable {
             autoLinkByEmail: configuration.autoLinkByEmail, appleAuthorizations: appleAuthorizations, logger: logger)
     }
 
-    /// Background work to run while serving (the Apple revocation worker, when configured).
+    /// Background work to run while serving (the Apple revocation worker and the webhook
+    /// dispatcher, when configured).
     public var services: [any Service] {
-        self.revocationWorker.map { [$0] } ?? []
+        var services: [any Service] = self.revocationWorker.map { [$0] } ?? []
+        if let webhooks = self.configuration.webhooks {
+            services.append(WebhookDispatcher(postgres: self.users.postgres, http: self.http, settings: webhooks, logger: self.logger))
+        }
+        return services
     }
 
     /// Closes the HTTP client; call after the RPC server has drained.
@@ -71,6 +76,9 @@ public final class IdentityBackend: Sendable {
     public func jwksFetchCounts() async -> [IdentityProvider: Int] {
         await self.verifiers.fetchCounts()
     }
+
+    /// The user lifecycle feed (DESIGN.md section 9.4).
+    var events: EventFeed { EventFeed(postgres: self.users.postgres) }
 
     /// After a deletion or unlink queued revocations: look at the outbox now, without waiting.
     func revocationsQueued() {

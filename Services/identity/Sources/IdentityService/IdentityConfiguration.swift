@@ -34,6 +34,18 @@ public struct IdentityConfiguration: Sendable {
     public var jwksRefetchInterval: TimeInterval
     /// Timeout of one call to a provider (`PROVIDER_HTTP_TIMEOUT`, 5 s).
     public var providerTimeout: TimeInterval
+    /// Where each user event is POSTed (`WEBHOOK_URLS`; empty: nowhere), signed with
+    /// `WEBHOOK_SECRET`, retried with backoff up to `WEBHOOK_MAX_BACKOFF` (300 s).
+    public var webhooks: WebhookSettings?
+
+    /// The webhook receivers and how deliveries to them are signed and retried.
+    public struct WebhookSettings: Sendable {
+        public var urls: [String]
+        public var secret: [UInt8]
+        public var maximumBackoff: Duration
+        /// The first wait after a failure, doubled after each.
+        public var initialBackoff: Duration = .seconds(1)
+    }
 
     public init(_ env: EnvironmentReader, environment: DeploymentEnvironment) throws {
         self.apple = ProviderSettings(
@@ -51,6 +63,26 @@ public struct IdentityConfiguration: Sendable {
         self.jwksRefetchInterval = TimeInterval(try env.int("JWKS_REFETCH_INTERVAL", default: 10, range: 0...3600))
         self.providerTimeout = TimeInterval(try env.int("PROVIDER_HTTP_TIMEOUT", default: 5, range: 1...60))
         self.appleREST = try Self.appleREST(env, environment)
+        self.webhooks = try Self.webhooks(env, environment)
+    }
+
+    /// Webhooks are on when `WEBHOOK_URLS` names at least one URL; then `WEBHOOK_SECRET` is
+    /// required (at least 16 characters in production).
+    private static func webhooks(_ env: EnvironmentReader, _ environment: DeploymentEnvironment) throws -> WebhookSettings? {
+        let urls = try env.list("WEBHOOK_URLS").map { url in
+            guard url.hasPrefix("https://") || (environment == .development && url.hasPrefix("http://")) else {
+                throw ConfigurationError.invalid("WEBHOOK_URLS", environment == .production ? "https:// URLs" : "http(s):// URLs")
+            }
+            return url
+        }
+        guard !urls.isEmpty else { return nil }
+        guard let secret = env.optional("WEBHOOK_SECRET"), !secret.isEmpty else { throw ConfigurationError.missing("WEBHOOK_SECRET") }
+        if environment == .production && secret.utf8.count < 16 {
+            throw ConfigurationError.insecure("WEBHOOK_SECRET", "must be at least 16 characters in production")
+        }
+        return WebhookSettings(
+            urls: urls, secret: Array(secret.utf8),
+            maximumBackoff: try env.seconds("WEBHOOK_MAX_BACKOFF", default: 300, range: 1...86_400))
     }
 
     /// Apple REST is on when `APPLE_TEAM_ID`, `APPLE_KEY_ID` and `APPLE_PRIVATE_KEY_PATH` are all set.

@@ -19,5 +19,8 @@ enum IdentityMigrations {
         Migration(
             version: 5, name: "audit events",
             sql: String(decoding: PackageResources._5_audit_events_sql, as: UTF8.self)),
+        Migration(
+            version: 6, name: "user events",
+            sql: String(decoding: PackageResources._6_user_events_sql, as: UTF8.self)),
     ]
 }

@@ -73,6 +73,7 @@ struct AuthRoutes: Sendable {
                     Tokens.revokeAll, RevokeAllParams(userID: user, exceptSessionID: caller.sessionID), user: user, context: context)
             case .string("global"):
                 try await self.orchestration.revoke(Tokens.revokeAll, RevokeAllParams(userID: user), user: user, context: context)
+                try await self.orchestration.announceSessionsRevoked(user, reason: "logout", context: context)
             default:
                 throw APIError.badRequest("scope must be local, others or global")
             }

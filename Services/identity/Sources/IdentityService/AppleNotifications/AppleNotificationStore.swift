@@ -40,6 +40,12 @@ struct AppleNotificationStore: Sendable {
                     .appleNotification, userID: userID, context: context, details: ["type": .string(notification.kind.label)])
                 if result.followUp == .deleteAccount { entry = entry.anonymous }
                 try await self.audit.record(entry, on: connection)
+                if result.followUp == .revokeSessions {
+                    if case .accountDeleted = notification.kind {
+                        try await EventFeed.append(.identityUnlinked, user: userID, data: ["provider": .string("apple")], on: connection)
+                    }
+                    try await EventFeed.append(.sessionsRevoked, user: userID, data: ["reason": .string("apple")], on: connection)
+                }
             }
             try await connection.execute(
                 """

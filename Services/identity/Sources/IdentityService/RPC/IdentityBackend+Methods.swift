@@ -100,6 +100,15 @@ extension IdentityBackend {
         router.register(Identity.auditList) { (params: AuditListParams, _) -> AuditPage in
             try await self.users.audit.list(params)
         }
+        router.register(Identity.eventsRead) { (params: EventsReadParams, _) -> EventsPage in
+            try await self.events.read(params)
+        }
+        router.register(Identity.eventsSessionsRevoked) { (params: SessionsRevokedParams, _) -> Empty in
+            guard ["logout", "admin"].contains(params.reason) else { throw IdentityError.badRequest("reason must be logout or admin") }
+            try await self.events.append(
+                .sessionsRevoked, user: params.userID, data: ["reason": .string(params.reason)], id: params.id)
+            return Empty()
+        }
         router.register(Identity.auditRecord) { (params: AuditRecordParams, context) -> Empty in
             guard let type = AuditEventType(rawValue: params.type) else { throw IdentityError.badRequest("type is not an audit event type") }
             try await self.users.audit.record(

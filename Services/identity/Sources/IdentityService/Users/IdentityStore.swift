@@ -33,7 +33,12 @@ struct IdentityStore: Sendable {
                 WHERE i.provider = $1 AND i.subject = $2 AND u.id = i.user_id
                   AND $3::text IS NOT NULL AND $4::boolean
                   AND u.email IS NOT DISTINCT FROM i.email AND u.email IS DISTINCT FROM $3::text
-                RETURNING u.email, u.updated_at
+                RETURNING u.id, u.email, u.updated_at
+            ), feed AS (
+                -- The feed's lock, then its number (EventFeed): only when the email followed.
+                INSERT INTO identity.user_events (seq, id, type, user_id)
+                SELECT nextval('identity.user_event_seq'), gen_random_uuid(), 'user.updated', f.id
+                FROM followed f CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(hashtext('\(EventFeed.lockKey)'))) l
             ), touched AS (
                 UPDATE identity.identities
                 SET last_sign_in_at = now(),
@@ -109,6 +114,8 @@ struct IdentityStore: Sendable {
                             .identityLinked, userID: userID, context: context,
                             details: ["provider": .string(identity.provider.rawValue), "by_email": .bool(true)]),
                         on: connection)
+                    try await EventFeed.append(
+                        .identityLinked, user: userID, data: ["provider": .string(identity.provider.rawValue)], on: connection)
                     return .linkedToExisting(userID)
                 }
             }
@@ -130,6 +137,7 @@ struct IdentityStore: Sendable {
                 try await self.audit.record(
                     AuditEntry(.guestUpgraded, userID: guest, context: context, details: ["provider": .string(identity.provider.rawValue)]),
                     on: connection)
+                try await EventFeed.append(.guestUpgraded, user: guest, data: ["provider": .string(identity.provider.rawValue)], on: connection)
                 return .createdUser(guest)
             }
             let userID = UUID()
@@ -140,6 +148,9 @@ struct IdentityStore: Sendable {
                     PostgresValue(identity.name),
                 ])
             try await Self.insert(identity, for: userID, on: connection)
+            try await EventFeed.append(
+                .userCreated, user: userID, data: ["is_guest": .bool(false), "provider": .string(identity.provider.rawValue)],
+                on: connection)
             return .createdUser(userID)
         }
     }
@@ -170,6 +181,8 @@ struct IdentityStore: Sendable {
             if upgraded > 0 {
                 try await self.audit.record(AuditEntry(.guestUpgraded, userID: userID, context: context, details: provider), on: connection)
             }
+            try await EventFeed.append(.identityLinked, user: userID, data: provider, on: connection)
+            if upgraded > 0 { try await EventFeed.append(.guestUpgraded, user: userID, data: provider, on: connection) }
         }
     }
 
@@ -199,6 +212,7 @@ struct IdentityStore: Sendable {
             try await self.audit.record(
                 AuditEntry(.identityUnlinked, userID: userID, context: context, details: ["provider": .string(provider.rawValue)]),
                 on: connection)
+            try await EventFeed.append(.identityUnlinked, user: userID, data: ["provider": .string(provider.rawValue)], on: connection)
         }
     }
 

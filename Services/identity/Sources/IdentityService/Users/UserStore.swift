@@ -23,6 +23,7 @@ struct UserStore: Sendable {
         try await self.postgres.withTransaction { connection in
             try await connection.execute("INSERT INTO identity.users (id, is_guest) VALUES ($1, true)", [.uuid(id)])
             try await self.audit.record(AuditEntry(.guestCreated, userID: id, context: context), on: connection)
+            try await EventFeed.append(.userCreated, user: id, data: ["is_guest": .bool(true)], on: connection)
         }
         guard let user = try await self.user(id) else { throw IdentityError.userNotFound }
         return user
@@ -50,9 +51,13 @@ struct UserStore: Sendable {
     /// Sets a display name only where none is stored: a later sign-in without a name (Apple
     /// sends it once) never erases it, and a stored one is never replaced.
     func fillDisplayName(_ id: UUID, _ name: String) async throws -> Bool {
-        try await self.postgres.execute(
-            "UPDATE identity.users SET display_name = $2, updated_at = now() WHERE id = $1 AND display_name IS NULL",
-            [.uuid(id), .text(name)]) > 0
+        try await self.postgres.withTransaction { connection in
+            let filled = try await connection.execute(
+                "UPDATE identity.users SET display_name = $2, updated_at = now() WHERE id = $1 AND display_name IS NULL",
+                [.uuid(id), .text(name)]) > 0
+            if filled { try await EventFeed.append(.userUpdated, user: id, on: connection) }
+            return filled
+        }
     }
 
     /// Deactivates or activates the user; a change (not a repeat) is audited in its transaction.
@@ -65,18 +70,25 @@ struct UserStore: Sendable {
                 "UPDATE identity.users SET is_active = $2, updated_at = now() WHERE id = $1", [.uuid(id), .bool(active)])
             try await self.audit.record(
                 AuditEntry(active ? .userActivated : .userDeactivated, userID: id, context: context), on: connection)
+            try await EventFeed.append(active ? .userActivated : .userDeactivated, user: id, on: connection)
             return true
         }
         return found ? try await self.user(id) : nil
     }
 
     func setAdmin(_ id: UUID, _ admin: Bool) async throws -> User? {
-        let changed = try await self.postgres.execute(
-            """
-            UPDATE identity.users SET is_admin = $2, updated_at = CASE WHEN is_admin = $2 THEN updated_at ELSE now() END
-            WHERE id = $1
-            """, [.uuid(id), .bool(admin)])
-        return changed == 0 ? nil : try await self.user(id)
+        let found = try await self.postgres.withTransaction { connection in
+            let changed = try await connection.query(
+                """
+                UPDATE identity.users u SET is_admin = $2, updated_at = now()
+                FROM (SELECT id FROM identity.users WHERE id = $1 FOR UPDATE) old
+                WHERE u.id = old.id AND u.is_admin <> $2
+                RETURNING u.id
+                """, [.uuid(id), .bool(admin)])
+            if !changed.isEmpty { try await EventFeed.append(.userUpdated, user: id, on: connection) }
+            return try await connection.query("SELECT 1 FROM identity.users WHERE id = $1", [.uuid(id)]).count > 0
+        }
+        return found ? try await self.user(id) : nil
     }
 
     /// Deletes the user and its identities; their Apple refresh tokens move to the revocation
@@ -104,19 +116,25 @@ struct UserStore: Sendable {
         }
     }
 
-    /// Forgets the deleted user's audit events and records the deletion itself without personal
-    /// data: `account_deleted` (by whom; `merged` for a guest whose state went into another
-    /// account, which also gets `guest_merged`).
+    /// Forgets the deleted user's audit events and feed events, and records the deletion itself
+    /// without personal data: `account_deleted` (by whom, `merged` for a guest whose state went
+    /// into another account, which also gets `guest_merged`), and in the feed `user.deleted`
+    /// or the target's `guest.merged`. Appends to the feed: run last.
     static func recordDeletion(
         of id: UUID, reason: DeletionReason, context: RPCRequestContext?, audit: AuditTrail, on connection: PostgresConnection
     ) async throws {
         try await audit.forget(user: id, on: connection)
+        try await EventFeed.forget(user: id, on: connection)
         try await audit.record(
             AuditEntry(.accountDeleted, userID: id, context: context, details: ["by": .string(reason.by)]).anonymous, on: connection)
         if case .mergedInto(let target) = reason {
-            try await audit.record(
-                AuditEntry(.guestMerged, userID: target, context: context, details: ["guest_id": .string(id.uuidString.lowercased())]),
+            let guest = AuditValue.string(id.uuidString.lowercased())
+            try await audit.record(AuditEntry(.guestMerged, userID: target, context: context, details: ["guest_id": guest]), on: connection)
+            try await EventFeed.append(
+                .guestMerged, user: target, data: ["guest_id": guest, "target_id": .string(target.uuidString.lowercased())],
                 on: connection)
+        } else {
+            try await EventFeed.append(.userDeleted, user: id, data: ["by": .string(reason.by)], on: connection)
         }
     }
 
