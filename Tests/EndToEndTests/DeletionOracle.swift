@@ -79,6 +79,12 @@ enum DeletionOracle {
         "identity.audit_events.user_id": Kept(
             condition: "type IN ('account_deleted', 'apple_notification') AND ip IS NULL AND user_agent IS NULL",
             required: true, why: "the deletion's own record, without personal data"),
+        // The feed for other services (DESIGN.md section 9.4) keeps `user.deleted`, which tells
+        // them; the user's earlier events go with the deletion. (A merged guest leaves none: its
+        // `guest.merged` is the target's.)
+        "identity.user_events.user_id": Kept(
+            condition: "type = 'user.deleted' AND data = jsonb_build_object('by', data->>'by')", required: false,
+            why: "the feed's user.deleted, with nothing but who deleted"),
         // A merged guest's record (guest -> account, counts), so that a repeat of the sign-in
         // answers the same merge; deleted after a day, or with the account it names.
         "content.guest_merges.guest_user_id": Kept(

@@ -20,6 +20,12 @@ public enum AuditEventType: String, Codable, Sendable, CaseIterable {
     case adminLoginFailed = "admin_login_failed"
 }
 
+/// Bounds of what an event keeps.
+public enum AuditTrailLimits {
+    /// A longer user agent is cut (at this many characters): it is for people to recognise a device.
+    public static let userAgentLength = 256
+}
+
 /// One value of an event's `details`: never a token or a secret, only facts about the event.
 public enum AuditValue: Codable, Sendable, Equatable {
     case string(String)

@@ -24,7 +24,7 @@ public struct AuditEntry: Sendable {
         self.userID = userID
         self.sessionID = sessionID
         self.ip = context?.origin?.clientIP
-        self.userAgent = context?.origin?.userAgent.map { String($0.prefix(AuditTrail.maximumUserAgentLength)) }
+        self.userAgent = context?.origin?.userAgent.map { String($0.prefix(AuditTrailLimits.userAgentLength)) }
         self.requestID = context?.requestID
         self.details = details
         self.id = id
@@ -52,9 +52,6 @@ public struct AuditTrail: Sendable {
     let postgres: PostgresClient
     /// `identity.audit_events` or `tokens.audit_events`.
     public let table: String
-
-    /// A longer user agent is cut: it is for people to recognise a device.
-    public static let maximumUserAgentLength = 256
 
     public init(postgres: PostgresClient, table: String) {
         self.postgres = postgres

@@ -1,8 +1,8 @@
 import Hummingbird
-import ServiceProtocol
 
-/// Notes the end user's address (as the rate limits see it: `X-Forwarded-For` believed only
-/// from `TRUSTED_PROXIES`) and user agent in the context, for the calls the audit trail records.
+/// Keeps what the end user's address (as the rate limits see it: `X-Forwarded-For` believed
+/// only from `TRUSTED_PROXIES`) and user agent are read from in the context, for the calls the
+/// audit trail records; they are read only by such a call (`GatewayRequestContext.origin`).
 struct ClientOriginMiddleware: RouterMiddleware {
     let clientAddresses: ClientAddressResolver
 
@@ -10,10 +10,7 @@ struct ClientOriginMiddleware: RouterMiddleware {
         _ request: Request, context: GatewayRequestContext, next: (Request, GatewayRequestContext) async throws -> Response
     ) async throws -> Response {
         var context = context
-        let peer = context.remoteAddress?.ipAddress.flatMap { IPAddress($0) }
-        let client = self.clientAddresses.resolve(peer: peer, forwardedFor: request.headers[values: .xForwardedFor])
-        context.origin = RPCCallOrigin(
-            clientIP: client?.description, userAgent: request.headers[.userAgent].map { String($0.prefix(256)) })
+        context.originSource = (request.headers, context.remoteAddress, self.clientAddresses)
         return try await next(request, context)
     }
 }

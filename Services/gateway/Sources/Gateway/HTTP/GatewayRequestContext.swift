@@ -1,4 +1,6 @@
+import AuditAPI
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import ServiceProtocol
@@ -13,9 +15,20 @@ struct GatewayRequestContext: RequestContext, RemoteAddressRequestContext {
     /// The thumbprint of the verified DPoP proof's key a sign-in, guest or refresh came with:
     /// the session it opens is bound to it, and a bound session's refresh needs it.
     var deviceKey: String?
-    /// The end user's address and user agent (`ClientOriginMiddleware`), sent on the backend
+    /// What `origin` is read from, kept by `ClientOriginMiddleware` (a reference each, no
+    /// parsing): most requests make no audited call and never read it.
+    var originSource: (headers: HTTPFields, peer: SocketAddress?, resolver: ClientAddressResolver)?
+
+    /// The end user's address (as the rate limits see it) and user agent, sent on the backend
     /// calls the audit trail records.
-    var origin: RPCCallOrigin?
+    var origin: RPCCallOrigin? {
+        guard let source = self.originSource else { return nil }
+        let peer = source.peer?.ipAddress.flatMap { IPAddress($0) }
+        let client = source.resolver.resolve(peer: peer, forwardedFor: source.headers[values: .xForwardedFor])
+        return RPCCallOrigin(
+            clientIP: client?.description,
+            userAgent: source.headers[.userAgent].map { String($0.prefix(AuditTrailLimits.userAgentLength)) })
+    }
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
