@@ -102,7 +102,7 @@ public enum GatewayApp {
         let check = DPoPProofCheck(maximumAge: configuration.dpop.proofMaxAge, leeway: configuration.clockLeeway)
         return DPoPVerifier(
             check: check,
-            replays: DPoPReplays(redis: redis, window: check.replayWindow, failOpen: configuration.revocationFailOpen),
+            replays: DPoPReplays(line: RedisCommandLine(redis: redis), window: check.replayWindow, failOpen: configuration.revocationFailOpen),
             targetURL: RequestTargetURL(
                 publicBaseURL: configuration.dpop.publicBaseURL,
                 clientAddresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies)),

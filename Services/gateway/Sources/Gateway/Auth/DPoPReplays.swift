@@ -7,9 +7,10 @@ import TextCoding
 
 /// The `jti`s of the DPoP proofs seen, in Redis so that every gateway sees them: one
 /// `SET key 1 NX EX window` per proof, which only the first use of a `jti` (by its key) wins.
-/// The key is a digest, so a client's `jti` never becomes a Redis key as it is.
+/// The key is a digest, so a client's `jti` never becomes a Redis key as it is. The `SET`s of
+/// concurrent requests go together (`RedisCommandLine`): one round trip for many.
 struct DPoPReplays: Sendable {
-    let redis: RedisClient
+    let line: RedisCommandLine
     /// Seconds a `jti` is kept: as long as a proof carrying it could be accepted.
     let window: Int
     /// `REVOCATION_FAIL_OPEN`: when Redis cannot answer, let the proof through (as revocation
@@ -24,7 +25,7 @@ struct DPoPReplays: Sendable {
     /// True when no proof by this key used this `jti` within the window.
     func firstUse(of proof: DPoPProof, logger: Logger) async throws -> Bool {
         do {
-            let reply = try await self.redis.command(["SET", Self.key(for: proof), "1", "NX", "EX", String(self.window)])
+            let reply = try await self.line.run(["SET", Self.key(for: proof), "1", "NX", "EX", String(self.window)])
             return !reply.isNull
         } catch {
             if self.failOpen {
