@@ -82,8 +82,9 @@ public struct CommonConfiguration: Sendable {
         self.rpcTLS = try Self.tls(env)
     }
 
-    /// The RPC's TLS when its three files are named; a missing or unusable one is named.
-    static func tls(_ env: EnvironmentReader) throws -> RPCTLS? {
+    /// The RPC's TLS when its three files are named; a missing or unusable one is named. The
+    /// services read it through `init`, the operator CLI directly.
+    public static func tls(_ env: EnvironmentReader) throws -> RPCTLS? {
         let names = ["RPC_TLS_CERT_FILE", "RPC_TLS_KEY_FILE", "RPC_TLS_CA_FILE"]
         let files = names.map { env.optional($0) }
         guard files.contains(where: { $0 != nil }) else { return nil }

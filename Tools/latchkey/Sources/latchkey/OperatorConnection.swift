@@ -2,6 +2,7 @@ import AccountAdministration
 import ArgumentParser
 import Foundation
 import Logging
+import ServiceKit
 import ServiceProtocol
 
 /// Where the backends are and how to reach them, from the environment as the services read it.
@@ -28,7 +29,13 @@ struct OperatorConnection: ParsableArguments {
             throw OperatorSettingError(message: "SERVICE_TOKEN is not set: the backends accept only callers that know it")
         }
         let callerName = environment["RPC_CALLER_NAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "latchkey-cli"
-        let tls = try Self.tls(environment)
+        // The services' own reading of RPC_TLS_*: all three files or none, each one usable.
+        let tls: RPCTLS?
+        do {
+            tls = try CommonConfiguration.tls(EnvironmentReader(environment))
+        } catch let error as ConfigurationError {
+            throw OperatorSettingError(message: error.description)
+        }
         func configuration(_ service: String, _ option: String?, _ variable: String, _ fallback: String) throws -> RPCClient.Configuration {
             let text = option ?? environment[variable] ?? fallback
             let endpoints: [RPCEndpoint]
@@ -56,21 +63,6 @@ struct OperatorConnection: ParsableArguments {
                     try await body(AccountAdministration(identity: identity, tokens: tokens, contentState: contentState))
                 }
             }
-        }
-    }
-
-    /// The RPC's mutual TLS from `RPC_TLS_*`: all three files or none.
-    static func tls(_ environment: [String: String]) throws -> RPCTLS? {
-        let names = ["RPC_TLS_CERT_FILE", "RPC_TLS_KEY_FILE", "RPC_TLS_CA_FILE"]
-        let files = names.map { environment[$0].flatMap { $0.isEmpty ? nil : $0 } }
-        if files.allSatisfy({ $0 == nil }) { return nil }
-        guard let certificate = files[0], let key = files[1], let authority = files[2] else {
-            throw OperatorSettingError(message: "set all of \(names.joined(separator: ", ")) or none")
-        }
-        do {
-            return try RPCTLS(certificateFile: certificate, keyFile: key, caFile: authority)
-        } catch {
-            throw OperatorSettingError(message: "RPC TLS: \(error)")
         }
     }
 }
