@@ -7,11 +7,14 @@ usage:
   compare.py run SYSTEM URL BENCH_DIR OUT_JSON GROUP=PID[,PID...]...
       SYSTEM is a label (ours, peer). Each GROUP is a set of processes with their descendants
       (e.g. gateway=123, postgres+redis=456,789); CPU is counted per group, peak RSS too.
-  compare.py table OURS_JSON [PEER_JSON]
+  compare.py table OURS_JSON [OTHER_JSON...]
+      One row per scenario: our figures, then each other system's (the Go peer, the Python peer)
+      with the ratio of our rate to its rate.
 
 Environment: BENCH_SECONDS (10), BENCH_CONNECTIONS (64), BENCH_CHAINS (16: connections of the
-refresh and sign-in scenarios), BENCH_THREADS (2), BENCH_SCENARIOS (comma-separated keys, all
-by default)."""
+refresh and sign-in scenarios), BENCH_PACED_CONNECTIONS (16) and BENCH_PACED_DELAY_MS (16: the
+paced scenarios, each connection waiting that long between an answer and its next request),
+BENCH_THREADS (2), BENCH_SCENARIOS (comma-separated keys, all by default)."""
 import json
 import os
 import re
@@ -22,8 +25,10 @@ import threading
 HERE = os.path.dirname(os.path.abspath(__file__))
 TICK_US = 1_000_000 / os.sysconf("SC_CLK_TCK")
 
-# key, label, Lua script, connections ("c" = BENCH_CONNECTIONS, "chains" = BENCH_CHAINS),
-# extra environment, warm-up (scenarios whose tokens are good once have none).
+# key, label, Lua script, connections ("c" = BENCH_CONNECTIONS, "chains" = BENCH_CHAINS, "paced" =
+# BENCH_PACED_CONNECTIONS), extra environment, warm-up (scenarios whose tokens are good once have
+# none). The paced scenarios load the system moderately (16 connections × one request per
+# 16 ms + the answer's time) and are read by their p50/p99, not their rate.
 SCENARIOS = [
     ("me", "GET /api/v1/auth/me", "me.lua", "c", {}, True),
     ("favorites", "GET /api/v1/favorites?limit=50", "favorites.lua", "c", {}, True),
@@ -33,6 +38,10 @@ SCENARIOS = [
     ("put64", "PUT /api/v1/favorites/{id}, 64 users at random", "put_favorite.lua", "c", {"BENCH_PUT_USERS": "0"}, True),
     ("refresh", "POST /api/v1/auth/refresh, 16 chains", "refresh.lua", "chains", {}, False),
     ("signin", "POST /api/v1/auth/apple, 16 users", "signin.lua", "chains", {}, True),
+    ("healthz", "GET /healthz (the HTTP floor)", "healthz.lua", "c", {}, True),
+    ("query-paced", "POST /api/v1/state/query (50 ids), paced", "state_query.lua", "paced", {"BENCH_DELAY_MS": "paced"}, True),
+    ("put64-paced", "PUT /api/v1/favorites/{id}, 64 users, paced", "put_favorite.lua", "paced",
+     {"BENCH_PUT_USERS": "0", "BENCH_DELAY_MS": "paced"}, True),
     # DPoP-bound sessions (ours only): the same requests with a proof each (dpop.py), against
     # the bearer rows above.
     ("me-dpop", "GET /api/v1/auth/me, DPoP-bound", "dpop_requests.lua", "c",
@@ -172,7 +181,9 @@ def wrk(url, bench_dir, script, connections, seconds, threads, env, latency=True
 def run(system, url, bench_dir, out_json, group_args):
     seconds = int(os.environ.get("BENCH_SECONDS", "10"))
     threads = int(os.environ.get("BENCH_THREADS", "2"))
-    connections = {"c": int(os.environ.get("BENCH_CONNECTIONS", "64")), "chains": int(os.environ.get("BENCH_CHAINS", "16"))}
+    connections = {"c": int(os.environ.get("BENCH_CONNECTIONS", "64")), "chains": int(os.environ.get("BENCH_CHAINS", "16")),
+                   "paced": int(os.environ.get("BENCH_PACED_CONNECTIONS", "16"))}
+    paced_delay = os.environ.get("BENCH_PACED_DELAY_MS", "16")
     wanted = os.environ.get("BENCH_SCENARIOS")
     groups = {}
     for arg in group_args:
@@ -184,6 +195,7 @@ def run(system, url, bench_dir, out_json, group_args):
         if wanted and key not in wanted.split(","):
             continue
         c = connections[conns]
+        env = {name: paced_delay if value == "paced" else value for name, value in env.items()}
         dpop = key in DPOP_BASELINE
         if dpop and not os.path.exists(os.path.join(bench_dir, "dpop_sessions.json")):
             continue  # a system without DPoP (the peers)
@@ -228,46 +240,50 @@ def cpu_text(scenario, groups):
     return " · ".join(f"{scenario['cpu_us'].get(g, 0):.0f}" for g in groups + ["wrk"])
 
 
-def table(ours_json, peer_json=None):
+NAMES = {"ours": "ours", "go": "Go", "peer": "Python", "python": "Python"}
+
+
+def table(ours_json, *other_jsons):
+    """Our figures and, per other system, its figures and our rate over its rate."""
     ours = json.load(open(ours_json))
-    peer = json.load(open(peer_json)) if peer_json else None
-    ours_groups = ours["groups"]
-    print(f"CPU µs per request, ours: {' · '.join(ours_groups + ['wrk'])}"
-          + (f"; peer: {' · '.join(peer['groups'] + ['wrk'])}" if peer else ""))
+    others = [json.load(open(path)) for path in other_jsons]
+    names = [NAMES.get(o["system"], o["system"]) for o in others]
+    print("CPU µs per request, ours: " + " · ".join(ours["groups"] + ["wrk"])
+          + "".join(f"; {n}: " + " · ".join(o["groups"] + ["wrk"]) for n, o in zip(names, others)))
     print()
-    if peer:
-        print("| scenario | conns | peer req/s | ours req/s | ratio | peer p50 / p99 ms | ours p50 / p99 ms | errors peer / ours "
-              "| ours CPU µs/req | peer CPU µs/req | load · steal % |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|")
-    else:
-        print("| scenario | conns | ours req/s | ours p50 / p99 ms | errors | ours CPU µs/req | load · steal % |")
-        print("|---|---:|---:|---:|---:|---|---|")
+    header = ["scenario", "conns", "ours req/s"]
+    for n in names:
+        header += [f"{n} req/s", f"× {n}"]
+    header += ["ours p50 / p99 ms"] + [f"{n} p50 / p99 ms" for n in names]
+    header += ["errors " + " / ".join(["ours"] + names), "ours CPU µs/req"] + [f"{n} CPU µs/req" for n in names]
+    header += ["load · steal %"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join(["---", "---:", "---:"] + ["---:", "---:"] * len(others) + ["---:"] * (1 + len(others))
+                         + ["---:"] + ["---"] * (1 + len(others)) + ["---"]) + "|")
     for key, s in ours["scenarios"].items():
-        o = f"{s['p50']:.2f} / {s['p99']:.2f}"
-        if peer and key in peer["scenarios"]:
-            p = peer["scenarios"][key]
-            print(f"| {s['label']} | {s['connections']} | {p['rate']:,.0f} | {s['rate']:,.0f} | {s['rate'] / p['rate']:.2f}× "
-                  f"| {p['p50']:.2f} / {p['p99']:.2f} | {o} | {p['errors']} / {s['errors']} | {cpu_text(s, ours_groups)} "
-                  f"| {cpu_text(p, peer['groups'])} | {s['load']:.1f} · {s['steal']:.0f} |")
-        elif peer is None:
-            print(f"| {s['label']} | {s['connections']} | {s['rate']:,.0f} | {o} | {s['errors']} | {cpu_text(s, ours_groups)} "
-                  f"| {s['load']:.1f} · {s['steal']:.0f} |")
-    ours_rss = sum(ours["rss_kib"].values()) / 1024
-    ours_pss = ours["peak_pss_kib"] / 1024
+        row = [s["label"], str(s["connections"]), f"{s['rate']:,.0f}"]
+        theirs = [o["scenarios"].get(key) for o in others]
+        for t in theirs:
+            row += [f"{t['rate']:,.0f}", f"{s['rate'] / t['rate']:.2f}×"] if t else ["–", "–"]
+        row += [f"{x['p50']:.2f} / {x['p99']:.2f}" if x else "–" for x in [s] + theirs]
+        row += [" / ".join(str(x["errors"]) if x else "–" for x in [s] + theirs)]
+        row += [cpu_text(s, ours["groups"])] + [cpu_text(t, o["groups"]) if t else "–" for t, o in zip(theirs, others)]
+        row += [f"{s['load']:.1f} · {s['steal']:.0f}"]
+        print("| " + " | ".join(row) + " |")
     detail = " + ".join(f"{v / 1024:.0f}" for v in ours["rss_kib"].values())
-    if peer:
-        peer_rss, peer_pss = sum(peer["rss_kib"].values()) / 1024, peer["peak_pss_kib"] / 1024
-        print(f"| peak RSS MiB, summed over the services (ours {detail}) | | {peer_rss:.0f} | {ours_rss:.0f} | {ours_rss / peer_rss:.2f}× | | | | | | |")
-        print(f"| peak PSS MiB, the services together (shared pages once) | | {peer_pss:.0f} | {ours_pss:.0f} | {ours_pss / peer_pss:.2f}× | | | | | | |")
-    else:
-        print(f"| peak RSS MiB, summed over the services ({detail}) | | {ours_rss:.0f} | | | | |")
-        print(f"| peak PSS MiB, the services together (shared pages once) | | {ours_pss:.0f} | | | | |")
+    blank = [""] * (len(header) - 3 - 2 * len(others))
+    for label, value in ((f"peak RSS MiB, summed over the services (ours {detail})", lambda r: sum(r["rss_kib"].values()) / 1024),
+                         ("peak PSS MiB, the services together (shared pages once)", lambda r: r["peak_pss_kib"] / 1024)):
+        row = [label, "", f"{value(ours):.0f}"]
+        for o in others:
+            row += [f"{value(o):.0f}", f"{value(ours) / value(o):.2f}×" if value(o) else "–"]
+        print("| " + " | ".join(row + blank) + " |")
 
 
 if __name__ == "__main__":
     if len(sys.argv) >= 6 and sys.argv[1] == "run":
         run(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
-    elif len(sys.argv) in (3, 4) and sys.argv[1] == "table":
+    elif len(sys.argv) >= 3 and sys.argv[1] == "table":
         table(*sys.argv[2:])
     else:
         sys.exit(__doc__)

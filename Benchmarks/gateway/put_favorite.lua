@@ -24,3 +24,10 @@ request = function()
     { ["Authorization"] = "Bearer " .. token, ["Content-Type"] = "application/json" },
     '{"position":' .. n .. '}')
 end
+
+-- BENCH_DELAY_MS (the paced scenarios): each connection waits this long between an answer and
+-- its next request (wrk's delay(); the latency wrk reports leaves the wait out).
+local pause = tonumber(os.getenv("BENCH_DELAY_MS") or "0")
+if pause > 0 then
+  function delay() return pause end
+end

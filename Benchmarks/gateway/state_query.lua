@@ -10,3 +10,10 @@ request = function()
   return wrk.format("POST", "/api/v1/state/query",
     { ["Authorization"] = "Bearer " .. tokens[n % #tokens + 1], ["Content-Type"] = "application/json" }, body)
 end
+
+-- BENCH_DELAY_MS (the paced scenarios): each connection waits this long between an answer and
+-- its next request (wrk's delay(); the latency wrk reports leaves the wait out).
+local pause = tonumber(os.getenv("BENCH_DELAY_MS") or "0")
+if pause > 0 then
+  function delay() return pause end
+end
