@@ -38,3 +38,25 @@ test_phase() (
   echo "test: the $name phase ran $ran tests (declared: $expected), exit $status"
   exit "$status"
 )
+
+# record_phase NAME STATUS [LOG]: notes a phase's exit status for `phase_summary`; a failed
+# test phase's log gives the names of the tests that failed.
+phase_results=()
+record_phase() {
+  local line="$1: exit $2"
+  if [ "$2" -ne 0 ] && [ -n "${3:-}" ] && [ -f "$3" ]; then
+    local failed
+    failed=$(grep -E '✘ Test .* (failed|recorded an issue)' "$3" | grep -v '✘ Test run with' | sed -E 's/.*✘ Test ([^ ]+).*/\1/' | sort -u | head -20 | paste -sd' ' -)
+    [ -n "$failed" ] && line="$line; failed: $failed"
+  fi
+  phase_results+=("$line")
+}
+
+# phase_summary: one line per phase, last in the output (CI shows its tail), so a failed run
+# says where it failed.
+phase_summary() {
+  echo
+  echo "test: summary"
+  local line
+  for line in "${phase_results[@]}"; do echo "  $line"; done
+}
