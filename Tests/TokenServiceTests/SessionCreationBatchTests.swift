@@ -1,3 +1,4 @@
+import AuditTrail
 import Foundation
 import Postgres
 import TestSupport
@@ -57,7 +58,7 @@ import TokensAPI
                 NewSession(bindings: [
                     .uuid(session), .uuid(UUID()), .bool(false), .text("device"), .timestamp(now),
                     .timestamp(now.addingTimeInterval(3600)), .bytea(index == 2 ? RefreshToken().hash : hash), .null,
-                ])
+                ] + AuditTrail.noSelectBindings)
             }
             let results = try await store.run(pending)
             #expect(throws: Never.self) { try results[0].get() }
@@ -72,13 +73,49 @@ import TokensAPI
         }
     }
 
+    /// A sign-in's `sign_in` record is made by its session's statement: sessions created
+    /// together each get their own record (or none, when the call was no sign-in).
+    @Test func signInsCreatedTogetherEachRecordTheirOwnEvent() async throws {
+        try await TokensHarness.run { tokens in
+            let users = (0..<4).map { _ in UUID() }
+            let results = try await queued(tokens, users.enumerated().map { index, user in
+                {
+                    let facts = index == 2 ? nil : SignInFacts(provider: index == 1 ? "google" : "apple", newUser: index == 0)
+                    return try await tokens.clients[0].call(
+                        Tokens.issue, IssueParams(userID: user, deviceName: "phone \(index)", signIn: facts))
+                }
+            })
+            let pairs = try results.map { try $0.get() }
+            let rows = try await tokens.postgres.query(
+                """
+                SELECT user_id, session_id, details->>'provider' AS provider, (details->>'new_user')::boolean AS new_user,
+                       details->>'device_name' AS device
+                FROM tokens.audit_events WHERE type = 'sign_in' AND user_id = ANY($1::uuid[])
+                """, [.text("{" + users.map(\.uuidString).joined(separator: ",") + "}")])
+            var recorded: [UUID: (UUID, String, Bool, String)] = [:]
+            for row in rows {
+                recorded[try row.decode("user_id")] = (
+                    try row.decode("session_id"), try row.decode("provider"), try row.decode("new_user"), try row.decode("device"))
+            }
+            #expect(recorded.count == 3, "one record for each sign-in, none for the plain issue")
+            #expect(recorded[users[2]] == nil)
+            for index in [0, 1, 3] {
+                let entry = try #require(recorded[users[index]])
+                #expect(entry.0 == pairs[index].sessionID && entry.3 == "phone \(index)")
+                #expect(entry.1 == (index == 1 ? "google" : "apple") && entry.2 == (index == 0))
+            }
+        }
+    }
+
     @Test func theStatementNumbersEachCreationsParameters() {
         let three = SessionStore.creation(count: 3)
-        #expect(three.contains("VALUES ($17, $18, $19, $20, $21, $21, $22, $24)") && three.contains("SELECT $23, id, 0, $21 FROM session3"))
+        #expect(three.contains("VALUES ($29, $30, $31, $32, $33, $33, $34, $36)") && three.contains("SELECT $35, id, 0, $33 FROM session3"))
+        #expect(three.contains("FROM session3 WHERE $37::uuid IS NOT NULL") && three.contains("SELECT $37::uuid, $38::text, $30::uuid, id"))
         #expect(three.components(separatedBy: "UNION ALL").count == 3)
         let most = SessionStore.creationsPerStatement
+        let each = SessionStore.parametersPerCreation
         // Past the line's own limit the statement is written on the spot, the same way.
-        #expect(SessionStore.creation(count: most + 1).contains("$\(8 * most + 8)"))
+        #expect(SessionStore.creation(count: most + 1).contains("$\(each * most + each)"))
         #expect(SessionStore.creation(count: most) == SessionStore.creation(count: most))
     }
 }

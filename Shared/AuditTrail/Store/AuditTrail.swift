@@ -82,8 +82,17 @@ public struct AuditTrail: Sendable {
     public func insertSelect(
         userID: String, sessionID: String, moreDetails: String = "'{}'::jsonb", from source: String, firstParameter n: Int
     ) -> String {
+        Self.insertSelect(
+            into: self.table, userID: userID, sessionID: sessionID, moreDetails: moreDetails, from: source, firstParameter: n)
+    }
+
+    /// `insertSelect` into the trail `table`, for statements built before any connection exists.
+    public static func insertSelect(
+        into table: String, userID: String, sessionID: String, moreDetails: String = "'{}'::jsonb", from source: String,
+        firstParameter n: Int
+    ) -> String {
         """
-        INSERT INTO \(self.table) (id, type, user_id, session_id, ip, user_agent, request_id, details)
+        INSERT INTO \(table) (id, type, user_id, session_id, ip, user_agent, request_id, details)
         SELECT $\(n)::uuid, $\(n + 1)::text, \(userID), \(sessionID), $\(n + 2)::text, $\(n + 3)::text, $\(n + 4)::text,
                $\(n + 5)::jsonb || \(moreDetails)
         FROM \(source)
@@ -98,6 +107,13 @@ public struct AuditTrail: Sendable {
             PostgresValue(entry.requestID), .text(entry.detailsJSON),
         ]
     }
+
+    /// The parameters of an `insertSelect` that records nothing (six nulls: its id is null): for
+    /// a folded statement whose calls record an event or not.
+    public static let noSelectBindings = [PostgresValue](repeating: .null, count: selectParameterCount)
+
+    /// How many parameters `insertSelect` takes.
+    public static let selectParameterCount = 6
 
     /// Records `entry` inside the transaction that makes the change it records.
     public func record(_ entry: AuditEntry, on connection: PostgresConnection) async throws {

@@ -18,8 +18,7 @@ struct SessionIssuance: Sendable {
     /// Device names are for people's session lists; longer ones are cut.
     static let maximumDeviceNameLength = 200
 
-    /// A sign-in's session is recorded (`sign_in`) before the pair is handed out: a session
-    /// whose record failed is never given to anyone (its tokens are lost with the error).
+    /// A sign-in's session and its record (`sign_in`) are made by one statement: both or neither.
     func issue(_ params: IssueParams, context: RPCRequestContext? = nil) async throws -> TokenPair {
         let now = self.clock.now()
         let deviceName = params.deviceName.map { name in
@@ -31,17 +30,16 @@ struct SessionIssuance: Sendable {
             expiresAt: now.addingTimeInterval(self.refreshTokenTTL), dpopJKT: params.dpopJKT)
         let refreshToken = RefreshToken()
         let pair = try await self.issuer.pair(for: session, refreshToken: refreshToken, now: now)
-        try await self.sessions.create(
-            sessionID: session.sessionID, userID: session.userID, isAdmin: session.isAdmin, deviceName: deviceName,
-            dpopJKT: session.dpopJKT, refreshTokenHash: refreshToken.hash, now: now, expiresAt: session.expiresAt)
-        if let signIn = params.signIn {
+        let event = params.signIn.map { signIn in
             var details: [String: AuditValue] = [
                 "provider": .string(signIn.provider), "new_user": .bool(signIn.newUser), "bound": .bool(session.dpopJKT != nil),
             ]
             if let deviceName { details["device_name"] = .string(deviceName) }
-            try await self.sessions.audit.record(
-                AuditEntry(.signIn, userID: session.userID, sessionID: session.sessionID, context: context, details: details))
+            return AuditEntry(.signIn, userID: session.userID, sessionID: session.sessionID, context: context, details: details)
         }
+        try await self.sessions.create(
+            sessionID: session.sessionID, userID: session.userID, isAdmin: session.isAdmin, deviceName: deviceName,
+            dpopJKT: session.dpopJKT, refreshTokenHash: refreshToken.hash, now: now, expiresAt: session.expiresAt, event: event)
         self.recentSessions.remember(session, forTokenHash: refreshToken.hash)
         return pair
     }
