@@ -254,7 +254,7 @@ let package = Package(
         .testTarget(
             name: "TokenServiceTests",
             dependencies: [
-                "TokenService", "TokensAPI", "TokensJWT", "TextCoding", "CompactJSON", "TestSupport", "ServiceKit", "PostgresService", "ServiceProtocol", "Postgres", "Redis", jwt, crypto, cryptoExtras,
+                "TokenService", "TokensAPI", "AuditTrail", "TokensJWT", "TextCoding", "CompactJSON", "TestSupport", "ServiceKit", "PostgresService", "ServiceProtocol", "Postgres", "Redis", jwt, crypto, cryptoExtras,
                 logging, lifecycle,
             ]),
         .testTarget(
