@@ -14,13 +14,19 @@ usage:
 Environment: BENCH_SECONDS (10), BENCH_CONNECTIONS (64), BENCH_CHAINS (16: connections of the
 refresh and sign-in scenarios), BENCH_PACED_CONNECTIONS (16) and BENCH_PACED_DELAY_MS (16: the
 paced scenarios, each connection waiting that long between an answer and its next request),
-BENCH_THREADS (2), BENCH_SCENARIOS (comma-separated keys, all by default)."""
+BENCH_THREADS (2), BENCH_SCENARIOS (comma-separated keys, all by default), BENCH_METRICS
+(name=URL,...: /metrics pages whose request histograms are read before and after each scenario,
+breakdown.py), BENCH_PROFILE (1: `perf record` each process group during each scenario and
+keep the symbols with the largest shares, breakdown.Profiles)."""
+import contextlib
 import json
 import os
 import re
 import subprocess
 import sys
 import threading
+
+import breakdown
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TICK_US = 1_000_000 / os.sysconf("SC_CLK_TCK")
@@ -158,6 +164,12 @@ def machine_stat():
         return [int(v) for v in f.readline().split()[1:9]]
 
 
+def mean_latency_ms(out):
+    m = re.search(r"^\s*Latency\s+([\d.]+)(us|ms|s)", out, re.M)
+    value, unit = float(m.group(1)), m.group(2)
+    return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+
 def latency_ms(out, label):
     m = re.search(r"^\s*" + label + r"%\s+([\d.]+)(us|ms|s)", out, re.M)
     value, unit = float(m.group(1)), m.group(2)
@@ -190,6 +202,7 @@ def run(system, url, bench_dir, out_json, group_args):
         name, pids = arg.split("=", 1)
         groups[name] = [int(p) for p in pids.split(",") if p]
     results = {"system": system, "groups": list(groups), "scenarios": {}}
+    metrics = dict(item.split("=", 1) for item in os.environ.get("BENCH_METRICS", "").split(",") if item)
     memory = PSSSampler({name: roots for name, roots in groups.items() if name != "postgres+redis"})
     for key, label, script, conns, env, warm in SCENARIOS:
         if wanted and key not in wanted.split(","):
@@ -208,10 +221,15 @@ def run(system, url, bench_dir, out_json, group_args):
         if dpop:
             make_proofs(url, bench_dir, env, int(baseline * seconds * 1.5) + 1_000, threads)
         load = os.getloadavg()[0]
-        before_cpu, before_stat = group_cpu(groups), machine_stat()
-        with memory:
+        pids = {name: tree(roots) for name, roots in groups.items()}
+        before_metrics = breakdown.scrape_all(metrics)
+        before_cpu, before_stat, before_sched = group_cpu(groups), machine_stat(), breakdown.group_sched(pids)
+        profiles = breakdown.Profiles(pids, os.path.dirname(os.path.abspath(out_json)), f"{system}-{key}") \
+            if os.environ.get("BENCH_PROFILE") == "1" else contextlib.nullcontext()
+        with memory, profiles:
             out, wrk_seconds = wrk(url, bench_dir, script, c, seconds, threads, env)
-        after_cpu, after_stat = group_cpu(groups), machine_stat()
+        after_cpu, after_stat, after_sched = group_cpu(groups), machine_stat(), breakdown.group_sched(pids)
+        after_metrics = breakdown.scrape_all(metrics)
         requests = int(re.search(r"(\d+) requests in", out).group(1))
         bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
         socket = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
@@ -222,7 +240,10 @@ def run(system, url, bench_dir, out_json, group_args):
         results["scenarios"][key] = {
             "label": label, "connections": c, "requests": requests,
             "rate": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
-            "p50": latency_ms(out, "50"), "p99": latency_ms(out, "99"),
+            "p50": latency_ms(out, "50"), "p99": latency_ms(out, "99"), "mean": mean_latency_ms(out),
+            "sched": breakdown.sched_per_request(before_sched, after_sched, requests),
+            "stages": breakdown.stages(before_metrics, after_metrics),
+            "profile": profiles.top() if isinstance(profiles, breakdown.Profiles) else {},
             "errors": (int(bad.group(1)) if bad else 0) + (sum(int(v) for v in socket.groups()) if socket else 0),
             "cpu_us": cpu, "load": load,
             "idle": 100 * (stat[3] + stat[4]) / total, "steal": 100 * stat[7] / total,
@@ -279,6 +300,37 @@ def table(ours_json, *other_jsons):
         for o in others:
             row += [f"{value(o):.0f}", f"{value(ours) / value(o):.2f}×" if value(o) else "–"]
         print("| " + " | ".join(row + blank) + " |")
+    time_table(ours, others, names)
+
+
+def time_table(ours, others, names):
+    """Where a request's time goes (breakdown.py): per system and scenario, wrk's mean latency;
+    per process group the CPU, the run-queue wait (µs) and the times on a CPU, a request; for
+    ours the stages its histograms time (mean / p99 ms)."""
+    print()
+    print("Where the time goes, a request: per process group CPU µs · run-queue wait µs · times on a CPU; "
+          "stages mean / p99 ms (p99 from 0.5/1/2/5 ms buckets)")
+    print()
+    print("| scenario | system | wrk mean / p99 ms | per process group | stages |")
+    print("|---|---|---:|---|---|")
+    for key, s in ours["scenarios"].items():
+        for name, system in [("ours", ours)] + list(zip(names, others)):
+            x = system["scenarios"].get(key)
+            if not x or "sched" not in x:
+                continue
+            groups = " · ".join(f"{g} {x['cpu_us'].get(g, 0):.0f} · {v['wait_us']:.0f} · {v['switches']:.1f}"
+                                for g, v in x["sched"].items())
+            stages = "; ".join(f"{st['stage']} {st['mean_ms']:.2f} / {st['p99_ms']:.1f}" for st in x.get("stages", []))
+            print(f"| {s['label'] if name == 'ours' else ''} | {name} | {x['mean']:.2f} / {x['p99']:.2f} | {groups} | {stages or '–'} |")
+    for key, s in ours["scenarios"].items():
+        for name, system in [("ours", ours)] + list(zip(names, others)):
+            profile = system["scenarios"].get(key, {}).get("profile")
+            if not profile:
+                continue
+            print(f"\nprofile, {s['label']}, {name} (share of each group's samples):")
+            for group, rows in profile.items():
+                if rows:
+                    print(f"  {group}: " + "; ".join(f"{pct:.1f}% {symbol} ({dso})" for pct, dso, symbol in rows))
 
 
 if __name__ == "__main__":
