@@ -37,13 +37,16 @@ def group_sched(groups_pids):
 
 
 def sched_per_request(before, after, requests):
-    """name → {"wait_us", "switches"}: run-queue wait µs and times on a CPU, per request. A thread
-    that ended between the samples is not counted (the services keep theirs)."""
+    """name → {"wait_us", "switches"}: run-queue wait µs and times on a CPU, per request. A
+    process that ended between the samples (a Postgres backend of a closed connection) is left
+    out, and so is a thread that ended (the services keep theirs)."""
     result = {}
     for name, now in after.items():
         wait = slices = 0
         for pid, (_, w, s) in now.items():
             _, w0, s0 = before[name].get(pid, (0, 0, 0))
+            if w < w0 or s < s0:
+                continue  # ended, or lost a thread
             wait, slices = wait + w - w0, slices + s - s0
         n = max(requests, 1)
         result[name] = {"wait_us": wait / 1000 / n, "switches": slices / n}
