@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""The measuring half of scripts/bench-gateway: runs the wrk scenarios against one system and
-records, per scenario, wrk's rate, latencies and errors and the CPU time each process group
-spent per request; then prints the side-by-side table.
+"""The measuring half of scripts/bench-gateway: runs the wrk scenarios against one system, or
+several in turn, and records, per scenario, wrk's rate, latencies and errors and the CPU time each
+process group spent per request; then prints the side-by-side table.
 
 usage:
   compare.py run SYSTEM URL BENCH_DIR OUT_JSON GROUP=PID[,PID...]...
       SYSTEM is a label (ours, peer). Each GROUP is a set of processes with their descendants
       (e.g. gateway=123, postgres+redis=456,789); CPU is counted per group, peak RSS too.
+  compare.py run-interleaved CONFIG_JSON
+      Several systems, already running, each scenario on each in turn (run_interleaved).
   compare.py table OURS_JSON [OTHER_JSON...]
       One row per scenario: our figures, then each other system's (the Go peer, the Python peer)
       with the ratio of our rate to its rate.
@@ -190,31 +192,41 @@ def wrk(url, bench_dir, script, connections, seconds, threads, env, latency=True
     return out, usage.ru_utime + usage.ru_stime
 
 
-def run(system, url, bench_dir, out_json, group_args):
-    seconds = int(os.environ.get("BENCH_SECONDS", "10"))
-    threads = int(os.environ.get("BENCH_THREADS", "2"))
-    connections = {"c": int(os.environ.get("BENCH_CONNECTIONS", "64")), "chains": int(os.environ.get("BENCH_CHAINS", "16")),
-                   "paced": int(os.environ.get("BENCH_PACED_CONNECTIONS", "16"))}
-    paced_delay = os.environ.get("BENCH_PACED_DELAY_MS", "16")
-    wanted = os.environ.get("BENCH_SCENARIOS")
-    groups = {}
-    for arg in group_args:
-        name, pids = arg.split("=", 1)
-        groups[name] = [int(p) for p in pids.split(",") if p]
-    results = {"system": system, "groups": list(groups), "scenarios": {}}
-    metrics = dict(item.split("=", 1) for item in os.environ.get("BENCH_METRICS", "").split(",") if item)
-    memory = PSSSampler({name: roots for name, roots in groups.items() if name != "postgres+redis"})
-    for key, label, script, conns, env, warm in SCENARIOS:
-        if wanted and key not in wanted.split(","):
-            continue
-        c = connections[conns]
+class Settings:
+    """The environment's settings of a run (see the module's doc)."""
+
+    def __init__(self):
+        self.seconds = int(os.environ.get("BENCH_SECONDS", "10"))
+        self.threads = int(os.environ.get("BENCH_THREADS", "2"))
+        self.connections = {"c": int(os.environ.get("BENCH_CONNECTIONS", "64")),
+                            "chains": int(os.environ.get("BENCH_CHAINS", "16")),
+                            "paced": int(os.environ.get("BENCH_PACED_CONNECTIONS", "16"))}
+        self.paced_delay = os.environ.get("BENCH_PACED_DELAY_MS", "16")
+        self.profile = os.environ.get("BENCH_PROFILE") == "1"
+        wanted = os.environ.get("BENCH_SCENARIOS")
+        self.scenarios = [s for s in SCENARIOS if not wanted or s[0] in wanted.split(",")]
+
+
+class SystemRun:
+    """One system's measurements, a scenario at a time; `finish` writes them to OUT_JSON."""
+
+    def __init__(self, settings, system, url, bench_dir, out_json, groups, metrics):
+        self.settings, self.system, self.url, self.bench_dir, self.out_json = settings, system, url, bench_dir, out_json
+        self.groups, self.metrics = groups, metrics
+        self.results = {"system": system, "groups": list(groups), "scenarios": {}}
+        self.memory = PSSSampler({name: roots for name, roots in groups.items() if name != "postgres+redis"})
+
+    def scenario(self, key, label, script, conns, env, warm):
+        settings, url, bench_dir, groups = self.settings, self.url, self.bench_dir, self.groups
+        threads, seconds = settings.threads, settings.seconds
+        c = settings.connections[conns]
         if conns == "paced":
-            env = dict(env, BENCH_DELAY_MS=paced_delay)
+            env = dict(env, BENCH_DELAY_MS=settings.paced_delay)
         dpop = key in DPOP_BASELINE
         if dpop and not os.path.exists(os.path.join(bench_dir, "dpop_sessions.json")):
-            continue  # a system without DPoP (the peers)
+            return  # a system without DPoP (the peers)
         if dpop:
-            baseline = results["scenarios"].get(DPOP_BASELINE[key], {}).get("rate", 15_000)
+            baseline = self.results["scenarios"].get(DPOP_BASELINE[key], {}).get("rate", 15_000)
             make_proofs(url, bench_dir, env, int(baseline * 2 * 1.5) + 1_000, threads)
         if warm:
             wrk(url, bench_dir, script, c, 2, threads, env, latency=False)
@@ -222,14 +234,14 @@ def run(system, url, bench_dir, out_json, group_args):
             make_proofs(url, bench_dir, env, int(baseline * seconds * 1.5) + 1_000, threads)
         load = os.getloadavg()[0]
         pids = {name: tree(roots) for name, roots in groups.items()}
-        before_metrics = breakdown.scrape_all(metrics)
+        before_metrics = breakdown.scrape_all(self.metrics)
         before_cpu, before_stat, before_sched = group_cpu(groups), machine_stat(), breakdown.group_sched(pids)
-        profiles = breakdown.Profiles(pids, os.path.dirname(os.path.abspath(out_json)), f"{system}-{key}") \
-            if os.environ.get("BENCH_PROFILE") == "1" else contextlib.nullcontext()
-        with memory, profiles:
+        profiles = breakdown.Profiles(pids, os.path.dirname(os.path.abspath(self.out_json)), f"{self.system}-{key}") \
+            if settings.profile else contextlib.nullcontext()
+        with self.memory, profiles:
             out, wrk_seconds = wrk(url, bench_dir, script, c, seconds, threads, env)
         after_cpu, after_stat, after_sched = group_cpu(groups), machine_stat(), breakdown.group_sched(pids)
-        after_metrics = breakdown.scrape_all(metrics)
+        after_metrics = breakdown.scrape_all(self.metrics)
         requests = int(re.search(r"(\d+) requests in", out).group(1))
         bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
         socket = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
@@ -237,7 +249,7 @@ def run(system, url, bench_dir, out_json, group_args):
         total = sum(stat) or 1
         cpu = {name: ticks * TICK_US / max(requests, 1) for name, ticks in cpu_delta(before_cpu, after_cpu).items()}
         cpu["wrk"] = wrk_seconds * 1_000_000 / max(requests, 1)
-        results["scenarios"][key] = {
+        result = self.results["scenarios"][key] = {
             "label": label, "connections": c, "requests": requests,
             "rate": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
             "p50": latency_ms(out, "50"), "p99": latency_ms(out, "99"), "mean": mean_latency_ms(out),
@@ -248,14 +260,53 @@ def run(system, url, bench_dir, out_json, group_args):
             "cpu_us": cpu, "load": load,
             "idle": 100 * (stat[3] + stat[4]) / total, "steal": 100 * stat[7] / total,
         }
-        print(f"{system} {key}: {results['scenarios'][key]['rate']:.0f}/s, p99 {results['scenarios'][key]['p99']:.1f} ms, "
-              f"errors {results['scenarios'][key]['errors']}, load {load:.1f}", file=sys.stderr)
-    # Peak RSS of the system's own processes (Postgres and Redis are shared by both systems).
-    results["rss_kib"] = {name: sum(peak_rss_kib(pid) for pid in tree(roots))
-                          for name, roots in groups.items() if name != "postgres+redis"}
-    results["peak_pss_kib"] = memory.peak
-    with open(out_json, "w") as f:
-        json.dump(results, f, indent=1)
+        print(f"{self.system} {key}: {result['rate']:.0f}/s, p99 {result['p99']:.1f} ms, "
+              f"errors {result['errors']}, load {load:.1f}", file=sys.stderr)
+
+    def finish(self):
+        # Peak RSS of the system's own processes (Postgres and Redis are shared by the systems).
+        self.results["rss_kib"] = {name: sum(peak_rss_kib(pid) for pid in tree(roots))
+                                   for name, roots in self.groups.items() if name != "postgres+redis"}
+        self.results["peak_pss_kib"] = self.memory.peak
+        with open(self.out_json, "w") as f:
+            json.dump(self.results, f, indent=1)
+
+
+def parse_groups(group_args):
+    groups = {}
+    for arg in group_args:
+        name, pids = arg.split("=", 1)
+        groups[name] = [int(p) for p in pids.split(",") if p]
+    return groups
+
+
+def parse_metrics(text):
+    return dict(item.split("=", 1) for item in text.split(",") if item)
+
+
+def run(system, url, bench_dir, out_json, group_args):
+    """One system, every scenario in turn (its /metrics pages from BENCH_METRICS)."""
+    settings = Settings()
+    runner = SystemRun(settings, system, url, bench_dir, out_json, parse_groups(group_args),
+                       parse_metrics(os.environ.get("BENCH_METRICS", "")))
+    for scenario in settings.scenarios:
+        runner.scenario(*scenario)
+    runner.finish()
+
+
+def run_interleaved(config_path):
+    """Every system at once, scenario by scenario: each scenario runs on each system in turn
+    (in the order the file lists them), so a scenario's ratios come from neighbouring minutes of
+    the machine rather than from runs minutes apart. CONFIG is a JSON list of {"system", "url",
+    "bench_dir", "out_json", "groups": ["NAME=PID,...", ...], "metrics": "name=URL,..."}."""
+    settings = Settings()
+    runners = [SystemRun(settings, c["system"], c["url"], c["bench_dir"], c["out_json"], parse_groups(c["groups"]),
+                         parse_metrics(c.get("metrics", ""))) for c in json.load(open(config_path))]
+    for scenario in settings.scenarios:
+        for runner in runners:
+            runner.scenario(*scenario)
+    for runner in runners:
+        runner.finish()
 
 
 def cpu_text(scenario, groups):
@@ -336,6 +387,8 @@ def time_table(ours, others, names):
 if __name__ == "__main__":
     if len(sys.argv) >= 6 and sys.argv[1] == "run":
         run(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
+    elif len(sys.argv) == 3 and sys.argv[1] == "run-interleaved":
+        run_interleaved(sys.argv[2])
     elif len(sys.argv) >= 3 and sys.argv[1] == "table":
         table(*sys.argv[2:])
     else:
