@@ -9,6 +9,7 @@ let nioFoundation = Target.Dependency.product(name: "NIOFoundationCompat", packa
 let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let unixSignals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
 let jwt = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 let cryptoExtras = Target.Dependency.product(name: "_CryptoExtras", package: "swift-crypto")
@@ -86,7 +87,10 @@ let package = Package(
         .target(name: "Redis", dependencies: ["CHiredis", "CLibSSL", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Redis"),
         .target(
             name: "ServiceKit",
-            dependencies: ["ServiceProtocol", "ServiceLaunch", "Redis", "TextCoding", nio, nioPosix, logging, lifecycle, metrics, prometheus, hummingbird],
+            dependencies: [
+                "ServiceProtocol", "ServiceLaunch", "Redis", "TextCoding", nio, nioPosix, logging, lifecycle, unixSignals, metrics, prometheus,
+                hummingbird,
+            ],
             path: "Shared/ServiceKit"),
         // What a backend on Postgres adds to ServiceKit: its pool with migrations applied, and
         // Postgres failures as RPC codes (the gateway keeps none, so links no libpq).

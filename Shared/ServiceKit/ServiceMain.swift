@@ -5,10 +5,14 @@ import NIOPosix
 import ServiceLaunch
 import ServiceLifecycle
 import ServiceProtocol
+import Synchronization
+import UnixSignals
 
 /// The start of every executable: reads the configuration (a bad variable stops the process
 /// with one line naming it and exit status 2), sets up logging and metrics, then runs the services in a
-/// `ServiceGroup` that drains on SIGTERM or SIGINT.
+/// `ServiceGroup` that drains on SIGTERM or SIGINT. A signal that comes while the services are
+/// still starting (waiting for Postgres, migrating) stops the process there, with exit status 0:
+/// nothing has been served, and the start's statements roll back with their connections.
 public enum ServiceMain {
     /// What a service's library hands back: its long-lived services, in start order.
     public typealias Start = @Sendable (_ env: EnvironmentReader, _ logger: Logger) async throws -> [any Service]
@@ -39,16 +43,30 @@ public enum ServiceMain {
         if common.environment == .development, env.optional("SERVICE_TOKEN") == nil {
             logger.warning("SERVICE_TOKEN is not set: using the development token")
         }
+        // Trapped before anything starts: without a handler, a signal during the start would kill
+        // the process (an orchestrator stopping a pod that is still waiting for Postgres).
+        let group = RunningGroup()
+        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+        Task {
+            for await signal in signals {
+                if let group = group.current.withLock({ $0 }) {
+                    logger.info("Draining", metadata: ["signal": "\(signal)"])
+                    await group.triggerGracefulShutdown()
+                } else {
+                    logger.info("Stopped while starting", metadata: ["signal": "\(signal)"])
+                    exit(0)
+                }
+            }
+        }
         do {
             let services = try await start(env, logger)
-            let group = ServiceGroup(
-                configuration: .init(
-                    services: services.map { .init(service: $0) },
-                    gracefulShutdownSignals: [.sigterm, .sigint],
-                    logger: logger))
+            let serviceGroup = ServiceGroup(
+                configuration: .init(services: services.map { .init(service: $0) }, logger: logger))
+            // A signal from here on drains the group (remembered if it comes before `run`).
+            group.current.withLock { $0 = serviceGroup }
             // Child tasks inherit the preference: every request and call of the services.
             try await withTaskExecutorPreference(EventLoopTaskExecutor.shared) {
-                try await group.run()
+                try await serviceGroup.run()
             }
             logger.info("Stopped")
             exit(0)
@@ -74,4 +92,10 @@ public enum ServiceMain {
         }
         logger.info("Process tuning", metadata: metadata)
     }
+}
+
+/// The service group once the services started, for the signal watcher: a lock, not an actor,
+/// so that the watcher reads it without a hop and the start sets it synchronously.
+private final class RunningGroup: Sendable {
+    let current = Mutex<ServiceGroup?>(nil)
 }

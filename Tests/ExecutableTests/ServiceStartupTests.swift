@@ -55,6 +55,12 @@ import FoundationNetworking
     @Test func backendRefusesAConnectionWithTheWrongToken() async throws {
         let port = try freePort()
         let process = try ServiceProcess("content-state", environment: try self.environment(port: port))
+        // Listening first: a refused connection would end the call with the same code, and a
+        // SIGTERM before the service runs would test the start, not the drain.
+        try await waitUntil("content-state listens") {
+            #expect(process.process.isRunning, "content-state exited: \(process.stderr) \(process.stdout)")
+            return acceptsConnections(port: port) || !process.process.isRunning
+        }
         var configuration = RPCClient.Configuration(
             endpoints: [RPCEndpoint(host: "127.0.0.1", port: port)], serviceName: "content-state",
             callerName: "executable-tests", serviceToken: "the-wrong-token-entirely")
@@ -65,8 +71,23 @@ import FoundationNetworking
             }
         }
         #expect(error?.code == .serviceUnavailable)
+        #expect(process.stdout.contains("hello"), "the refusal is logged: \(process.stdout)")
         process.terminate()
-        #expect(await process.waitForExit(timeout: .seconds(60)) == 0)
+        #expect(await process.waitForExit(timeout: .seconds(60)) == 0, "output: \(process.stdout) \(process.stderr)")
+    }
+
+    /// A SIGTERM while the service still waits for Postgres (an orchestrator stopping a pod that
+    /// never became ready) stops it with status 0 and a line saying so, not by the signal.
+    @Test func aSignalWhileStartingStopsTheServiceWithStatusZero() async throws {
+        var environment = try self.environment(port: try freePort())
+        environment["DATABASE_URL"] = "postgres://postgres@127.0.0.1:\(try freePort())/postgres"
+        let process = try ServiceProcess("content-state", environment: environment)
+        try await waitUntil("content-state waits for Postgres") { process.stdout.contains("Postgres not ready, retrying") }
+        process.terminate()
+        let status = await process.waitForExit(timeout: .seconds(20))
+        #expect(status == 0, "output: \(process.stdout) \(process.stderr)")
+        #expect(process.process.terminationReason == .exit)
+        #expect(process.stdout.contains("Stopped while starting"))
     }
 
     @Test func gatewayAnswersHealthzAndDrainsOnSIGTERM() async throws {
