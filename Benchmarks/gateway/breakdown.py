@@ -11,6 +11,8 @@ any system, the peers included. The stages come from the Prometheus text at each
 upper percentile."""
 import os
 import re
+import signal
+import subprocess
 import urllib.request
 
 
@@ -147,7 +149,6 @@ class Profiles:
         self.groups_pids, self.directory, self.scenario, self.procs = groups_pids, directory, scenario, {}
 
     def __enter__(self):
-        import subprocess
         for name, pids in self.groups_pids.items():
             path = os.path.join(self.directory, f"{self.scenario}-{name}.perf")
             self.procs[name] = (path, subprocess.Popen(
@@ -156,7 +157,6 @@ class Profiles:
         return self
 
     def __exit__(self, *exc):
-        import signal
         for _, proc in self.procs.values():
             proc.send_signal(signal.SIGINT)
         for _, proc in self.procs.values():
@@ -164,7 +164,6 @@ class Profiles:
 
     def top(self, count=8):
         """group → [[share %, library, symbol]]."""
-        import subprocess
         result = {}
         for name, (path, _) in self.procs.items():
             report = subprocess.run(["perf", "report", "-i", path, "--stdio", "--no-children", "--sort", "dso,sym",

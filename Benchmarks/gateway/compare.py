@@ -7,7 +7,7 @@ usage:
   compare.py run SYSTEM URL BENCH_DIR OUT_JSON GROUP=PID[,PID...]...
       SYSTEM is a label (ours, peer). Each GROUP is a set of processes with their descendants
       (e.g. gateway=123, postgres+redis=456,789); CPU is counted per group, peak RSS too.
-  compare.py run-interleaved CONFIG_JSON
+  compare.py run-interleaved CONFIG_JSONL
       Several systems, already running, each scenario on each in turn (run_interleaved).
   compare.py table OURS_JSON [OTHER_JSON...]
       One row per scenario: our figures, then each other system's (the Go peer, the Python peer)
@@ -166,16 +166,16 @@ def machine_stat():
         return [int(v) for v in f.readline().split()[1:9]]
 
 
-def mean_latency_ms(out):
-    m = re.search(r"^\s*Latency\s+([\d.]+)(us|ms|s)", out, re.M)
+def wrk_ms(out, row):
+    """The first figure of wrk's output row `row` (a regular expression), in ms."""
+    m = re.search(r"^\s*" + row + r"\s+([\d.]+)(us|ms|s)", out, re.M)
     value, unit = float(m.group(1)), m.group(2)
     return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
 
 
 def latency_ms(out, label):
-    m = re.search(r"^\s*" + label + r"%\s+([\d.]+)(us|ms|s)", out, re.M)
-    value, unit = float(m.group(1)), m.group(2)
-    return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+    """A percentile of wrk's latency distribution (`--latency`), in ms."""
+    return wrk_ms(out, label + "%")
 
 
 def wrk(url, bench_dir, script, connections, seconds, threads, env, latency=True):
@@ -252,7 +252,7 @@ class SystemRun:
         result = self.results["scenarios"][key] = {
             "label": label, "connections": c, "requests": requests,
             "rate": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
-            "p50": latency_ms(out, "50"), "p99": latency_ms(out, "99"), "mean": mean_latency_ms(out),
+            "p50": latency_ms(out, "50"), "p99": latency_ms(out, "99"), "mean": wrk_ms(out, "Latency"),
             "sched": breakdown.sched_per_request(before_sched, after_sched, requests),
             "stages": breakdown.stages(before_metrics, after_metrics),
             "profile": profiles.top() if isinstance(profiles, breakdown.Profiles) else {},
@@ -297,11 +297,14 @@ def run(system, url, bench_dir, out_json, group_args):
 def run_interleaved(config_path):
     """Every system at once, scenario by scenario: each scenario runs on each system in turn
     (in the order the file lists them), so a scenario's ratios come from neighbouring minutes of
-    the machine rather than from runs minutes apart. CONFIG is a JSON list of {"system", "url",
-    "bench_dir", "out_json", "groups": ["NAME=PID,...", ...], "metrics": "name=URL,..."}."""
+    the machine rather than from runs minutes apart. CONFIG has a JSON object a line, one a
+    system: {"system", "url", "bench_dir", "out_json", "groups": ["NAME=PID,...", ...],
+    "metrics": "name=URL,..."}."""
     settings = Settings()
+    with open(config_path) as f:
+        systems = [json.loads(line) for line in f if line.strip()]
     runners = [SystemRun(settings, c["system"], c["url"], c["bench_dir"], c["out_json"], parse_groups(c["groups"]),
-                         parse_metrics(c.get("metrics", ""))) for c in json.load(open(config_path))]
+                         parse_metrics(c.get("metrics", ""))) for c in systems]
     for scenario in settings.scenarios:
         for runner in runners:
             runner.scenario(*scenario)
