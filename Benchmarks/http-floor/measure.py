@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Measures GET /healthz on HTTP servers already running, each in turn for ROUNDS rounds:
+wrk's rate and the server's CPU a request (its /proc/PID/stat user + system time over wrk's
+requests). Used by scripts/bench-http-floor; any server can be added by PID and URL.
+
+    measure.py SECONDS ROUNDS NAME=PID@URL ...
+"""
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid):
+    """User + system CPU seconds of every thread of PID so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def measure(pid, url, seconds):
+    before = cpu_seconds(pid)
+    out = subprocess.run(["wrk", "-t2", "-c64", f"-d{seconds}s", url + "/healthz"],
+                         check=True, capture_output=True, text=True).stdout
+    used = cpu_seconds(pid) - before
+    requests = int(re.search(r"(\d+) requests in", out).group(1))
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if requests == 0 or errors:
+        sys.exit(f"{url}: {requests} requests, {errors.group(1) if errors else 0} errors\n{out}")
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    return rate, used * 1e6 / requests
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    seconds, rounds = int(sys.argv[1]), int(sys.argv[2])
+    servers = []
+    for arg in sys.argv[3:]:
+        name, rest = arg.split("=", 1)
+        pid, url = rest.split("@", 1)
+        servers.append((name, int(pid), url))
+    results = {name: [] for name, _, _ in servers}
+    for _ in range(rounds):
+        for name, pid, url in servers:
+            results[name].append(measure(pid, url, seconds))
+    print("| server | req/s (each round) | CPU µs a request (each round) | CPU µs, median |")
+    print("|---|---|---|---:|")
+    for name, _, _ in servers:
+        rates = " · ".join(f"{rate:,.0f}" for rate, _ in results[name])
+        cpus = " · ".join(f"{cpu:.1f}" for _, cpu in results[name])
+        median = statistics.median(cpu for _, cpu in results[name])
+        print(f"| {name} | {rates} | {cpus} | {median:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
