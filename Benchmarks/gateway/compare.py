@@ -50,6 +50,8 @@ SCENARIOS = [
     ("healthz", "GET /healthz (the HTTP floor)", "healthz.lua", "c", {}, True),
     ("query-paced", "POST /api/v1/state/query (50 ids), paced", "state_query.lua", "paced", {}, True),
     ("put64-paced", "PUT /api/v1/favorites/{id}, 64 users, paced", "put_favorite.lua", "paced", {"BENCH_PUT_USERS": "0"}, True),
+    # The paced floor: what the paced p99s stand on (no token, no backend, no Postgres).
+    ("healthz-paced", "GET /healthz (the HTTP floor), paced", "healthz.lua", "paced", {}, True),
     # DPoP-bound sessions (ours only): the same requests with a proof each (dpop.py), against
     # the bearer rows above.
     ("me-dpop", "GET /api/v1/auth/me, DPoP-bound", "dpop_requests.lua", "c",
