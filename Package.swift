@@ -83,12 +83,12 @@ let package = Package(
         .target(name: "DPoP", dependencies: ["CompactJSON", "TextCoding", crypto], path: "Shared/DPoP"),
         // How opaque values are spelled as text: base64url, random UUIDs.
         .target(name: "TextCoding", dependencies: ["CGlibcExtras"], path: "Shared/TextCoding"),
-        .target(name: "Postgres", dependencies: ["CLibPQ", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Postgres"),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "CGlibcExtras", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Postgres"),
         .target(name: "Redis", dependencies: ["CHiredis", "CLibSSL", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Redis"),
         .target(
             name: "ServiceKit",
             dependencies: [
-                "ServiceProtocol", "ServiceLaunch", "Redis", "TextCoding", nio, nioPosix, logging, lifecycle, unixSignals, metrics, prometheus,
+                "ServiceProtocol", "ServiceLaunch", "Redis", "TextCoding", "CGlibcExtras", nio, nioPosix, logging, lifecycle, unixSignals, metrics, prometheus,
                 hummingbird,
             ],
             path: "Shared/ServiceKit"),

@@ -1,3 +1,4 @@
+import CGlibcExtras
 import CLibPQ
 import Foundation
 import Synchronization
@@ -44,7 +45,10 @@ final class PostgresReplyLoop: Sendable {
         event.events = EPOLLIN.rawValue
         event.data.fd = self.wakeup
         _ = epoll_ctl(self.epoll, EPOLL_CTL_ADD, self.wakeup, &event)
-        Thread { [self] in self.run() }.start()
+        Thread { [self] in
+            _ = latchkey_name_current_thread("pg-replies")
+            self.run()
+        }.start()
     }
 
     deinit {

@@ -1,3 +1,4 @@
+import CGlibcExtras
 import Dispatch
 import Foundation
 import Synchronization
@@ -35,7 +36,10 @@ final class LogOutput: Sendable {
     /// An output to `descriptor`, with a flusher thread that lives as long as the process.
     init(descriptor: Int32) {
         self.descriptor = descriptor
-        Thread { [self] in self.runFlusher() }.start()
+        Thread { [self] in
+            _ = latchkey_name_current_thread("log-flusher")
+            self.runFlusher()
+        }.start()
     }
 
     /// Queues `line` (a complete line, newline included); `immediately` writes it and everything

@@ -67,3 +67,14 @@ import Testing
         }
     }
 }
+
+/// The reply loop's thread says what it is in a thread list (`top -H`, `perf`), rather than
+/// carrying the name of the libdispatch worker that started it.
+@Suite struct ReplyLoopThreadTests {
+    @Test func theReplyThreadIsNamed() async throws {
+        try await TestDatabase.withClient(poolSize: 1) { client in
+            _ = try await client.query("SELECT 1 AS one")
+            try await waitUntil("a thread named pg-replies") { try currentThreadNames().contains("pg-replies") }
+        }
+    }
+}

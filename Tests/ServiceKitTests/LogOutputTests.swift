@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ServiceKit
@@ -72,5 +73,17 @@ import Testing
         pipe.output.write(self.line("kept"), immediately: false)
         pipe.output.flush()
         #expect(pipe.available() == "kept\n")
+    }
+}
+
+/// The flusher thread says what it is in a thread list, rather than carrying the name of the
+/// libdispatch worker that started it.
+@Suite struct LogOutputThreadTests {
+    @Test func theFlusherThreadIsNamed() async throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        _ = LogOutput(descriptor: ends[1])
+        try await waitUntil("a thread named log-flusher") { try currentThreadNames().contains("log-flusher") }
     }
 }
