@@ -25,6 +25,13 @@ struct ProviderKeySet: Sendable {
             }
             var pinned = jwk
             pinned.algorithm = JWK.Algorithm(rawValue: algorithm)
+            // Only the public key verifies a provider's tokens. A private part in a published set
+            // is ignored, not read: JWTKit would build a private key from it, and swift-crypto
+            // stops the process on a private exponent that does not fit the modulus (the `jwks`
+            // fuzz target found one).
+            pinned.privateExponent = nil
+            pinned.prime1 = nil
+            pinned.prime2 = nil
             do {
                 try await keys.add(jwk: pinned)
                 algorithms[kid] = algorithm
