@@ -11,27 +11,22 @@ import statistics
 import subprocess
 import sys
 
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid):
-    """User + system CPU seconds of every thread of PID so far."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+# The gateway benchmark's reading of a process's CPU (/proc/PID/stat, user + system ticks).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gateway"))
+from compare import TICK_US, cpu_ticks  # noqa: E402
 
 
 def measure(pid, url, seconds):
-    before = cpu_seconds(pid)
+    before = cpu_ticks(pid)
     out = subprocess.run(["wrk", "-t2", "-c64", f"-d{seconds}s", url + "/healthz"],
                          check=True, capture_output=True, text=True).stdout
-    used = cpu_seconds(pid) - before
+    used_us = (cpu_ticks(pid) - before) * TICK_US
     requests = int(re.search(r"(\d+) requests in", out).group(1))
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     if requests == 0 or errors:
         sys.exit(f"{url}: {requests} requests, {errors.group(1) if errors else 0} errors\n{out}")
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-    return rate, used * 1e6 / requests
+    return rate, used_us / requests
 
 
 def main():
