@@ -28,10 +28,9 @@ public enum GatewayApp {
         let router = self.router(
             configuration: configuration, redis: redis, backends: backends, revocationCache: revocationCache, userCache: userCache,
             logger: logger)
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: name),
-            logger: logger)
+        let app = PublicHTTPServer(
+            responder: router.buildResponder(), maxBodyBytes: configuration.maxBodyBytes, serverName: name, logger: logger
+        ).service(address: .hostname(configuration.httpHost, port: configuration.httpPort))
         let feeds: [any Service] =
             (revocationCache.map { [CacheFeed(redis: redis, cache: $0, channel: RevocationKeys.channel, logger: logger)] } ?? [])
             + (userCache.map { [CacheFeed(redis: redis, cache: $0, channel: UserChanges.channel, logger: logger)] } ?? [])

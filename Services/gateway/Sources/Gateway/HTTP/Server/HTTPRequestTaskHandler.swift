@@ -1,0 +1,173 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import NIOHTTPTypes
+import ServiceProtocol
+
+/// One HTTP/1 connection of the public server: gathers a request's head and body, answers it
+/// with the router in a task of its own on the connection's event loop (the services'
+/// `EventLoopTaskExecutor`), and writes the whole response from the loop in one flush. NIO's
+/// pipelining assistance (before this handler) holds a client's next request until this one's
+/// response is out, so a connection has one request at a time, answered in order.
+///
+/// A body is kept up to `maxBodyBytes` + 1 bytes: the handlers read bodies with that limit
+/// (`collectBody(upTo:)`), so one byte more is all it takes for them to answer 413 as they
+/// would to the whole. A request that declares a longer body is answered at once (its
+/// `Content-Length` alone gets the 413 of `BodyLimitMiddleware`), and a body that grows past the
+/// limit is answered when it does; either way the rest of the body is read and dropped, and the
+/// connection stays open for the next request.
+///
+/// Why not Hummingbird's own server: it runs a connection as a `NIOAsyncChannel` iterated by a
+/// task, which costs two or three suspensions a request and a conversion of each part both ways
+/// (docs/benchmarks.md, "The HTTP floor, a layer at a time").
+final class HTTPRequestTaskHandler<Responder: HTTPResponder>: ChannelInboundHandler
+where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
+    typealias InboundIn = HTTPRequestPart
+    typealias OutboundOut = HTTPResponsePart
+
+    private enum Reading {
+        /// Between requests.
+        case idle
+        /// A request's body is coming.
+        case gathering(HTTPRequest, ByteBuffer)
+        /// The request was answered before its body ended; its remaining parts are dropped.
+        case dropping
+    }
+
+    private let responder: Responder
+    private let maxBodyBytes: Int
+    private let headers: ResponseHeaders
+    private let logger: Logger
+    private var reading = Reading.idle
+    private var active = true
+
+    init(responder: Responder, maxBodyBytes: Int, headers: ResponseHeaders, logger: Logger) {
+        self.responder = responder
+        self.maxBodyBytes = maxBodyBytes
+        self.headers = headers
+        self.logger = logger
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.active = false
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch (self.unwrapInboundIn(data), self.reading) {
+        case (.head(let head), _):
+            if let length = head.headerFields[.contentLength].flatMap(Int.init), length > self.maxBodyBytes {
+                self.reading = .dropping
+                self.respond(to: Request(head: head, body: RequestBody(buffer: ByteBuffer())), context: context)
+            } else {
+                self.reading = .gathering(head, context.channel.allocator.buffer(capacity: 0))
+            }
+        case (.body(var part), .gathering(let head, var body)):
+            self.reading = .idle  // the buffer is uniquely referenced while it grows
+            body.writeBuffer(&part)
+            if body.readableBytes > self.maxBodyBytes {
+                self.reading = .dropping
+                body.moveWriterIndex(to: body.readerIndex + self.maxBodyBytes + 1)
+                self.respond(to: Request(head: head, body: RequestBody(buffer: body)), context: context)
+            } else {
+                self.reading = .gathering(head, body)
+            }
+        case (.end, .gathering(let head, let body)):
+            self.reading = .idle
+            self.respond(to: Request(head: head, body: RequestBody(buffer: body)), context: context)
+        case (.end, _):
+            self.reading = .idle
+        case (.body, _):
+            break
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        self.logger.debug("HTTP connection error, closing it", metadata: ["error": "\(error)"])
+        context.close(promise: nil)
+    }
+
+    /// Answers `request` in a task on the services' executor, then writes the response on the loop.
+    private func respond(to request: Request, context: ChannelHandlerContext) {
+        let answer = Answer(
+            responder: self.responder, headers: self.headers, logger: self.logger, channel: context.channel,
+            closeAfter: request.headers[.connection].map { $0.lowercased().contains("close") } ?? false,
+            connection: NIOLoopBound((self, context), eventLoop: context.eventLoop))
+        Task(executorPreference: EventLoopTaskExecutor.shared) {
+            await answer.run(request)
+        }
+    }
+
+    /// What a request's task needs: the router, and the way back to the connection.
+    private struct Answer: Sendable {
+        let responder: Responder
+        let headers: ResponseHeaders
+        let logger: Logger
+        let channel: any Channel
+        let closeAfter: Bool
+        let connection: NIOLoopBound<(HTTPRequestTaskHandler, ChannelHandlerContext)>
+
+        func run(_ request: Request) async {
+            let source = ApplicationRequestContextSource(channel: self.channel, logger: self.logger)
+            let (head, body) = await HTTPRequestTaskHandler.response(
+                to: request, responder: self.responder, source: source, headers: self.headers, logger: self.logger)
+            // The task usually runs on the connection's own loop: then the response goes out without a hop.
+            let eventLoop = self.channel.eventLoop
+            if eventLoop.inEventLoop {
+                self.write(head, body)
+            } else {
+                eventLoop.execute { self.write(head, body) }
+            }
+        }
+
+        private func write(_ head: HTTPResponse, _ body: GatheredBody) {
+            let (handler, context) = self.connection.value
+            handler.write(head, body, closeAfter: self.closeAfter, context: context)
+        }
+    }
+
+    /// The router's response, its body gathered; a 500 without a body when the router throws
+    /// (the gateway's `ErrorMiddleware` answers every error it knows).
+    fileprivate static func response(
+        to request: Request, responder: Responder, source: ApplicationRequestContextSource, headers: ResponseHeaders, logger: Logger
+    ) async -> (HTTPResponse, GatheredBody) {
+        let gathered = GatheredBody()
+        var head: HTTPResponse
+        do {
+            let response = try await responder.respond(to: request, context: Responder.Context(source: source))
+            head = response.head
+            try await response.body.write(gathered)
+        } catch {
+            logger.debug("Unrecognised error", metadata: ["error.type": "\(error)"])
+            head = HTTPResponse(status: .internalServerError, headerFields: [.contentLength: "0"])
+            gathered.buffers.removeAll()
+        }
+        headers.add(to: &head.headerFields)
+        return (head, gathered)
+    }
+
+    fileprivate func write(_ head: HTTPResponse, _ body: GatheredBody, closeAfter: Bool, context: ChannelHandlerContext) {
+        guard self.active else { return }
+        context.write(self.wrapOutboundOut(.head(head)), promise: nil)
+        for buffer in body.buffers { context.write(self.wrapOutboundOut(.body(buffer)), promise: nil) }
+        if closeAfter {
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.writeAndFlush(self.wrapOutboundOut(.end(body.trailers))).whenComplete { _ in
+                loopBound.value.close(promise: nil)
+            }
+        } else {
+            context.writeAndFlush(self.wrapOutboundOut(.end(body.trailers)), promise: nil)
+        }
+    }
+}
+
+/// A response body's buffers, gathered in the request's task for one write on the loop.
+final class GatheredBody: ResponseBodyWriter, @unchecked Sendable {
+    // Unchecked: written by the request's task only, then handed to the loop once it is done.
+    var buffers: [ByteBuffer] = []
+    var trailers: HTTPFields?
+
+    func write(_ buffer: ByteBuffer) async throws { self.buffers.append(buffer) }
+    func finish(_ trailingHeaders: HTTPFields?) async throws { self.trailers = trailingHeaders }
+}

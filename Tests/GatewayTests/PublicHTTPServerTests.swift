@@ -1,0 +1,260 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+import Testing
+
+@testable import Gateway
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The gateway's public HTTP/1 server (`PublicHTTPServer`, `HTTPRequestTaskHandler`) over real
+/// TCP: what a client's bytes get back, pipelining, bodies and their limit, closing, and
+/// graceful shutdown.
+@Suite struct PublicHTTPServerTests {
+    static let maxBodyBytes = 1_000
+
+    struct Boom: Error {}
+
+    /// A router with routes that show what the server did: the body's size as read with the
+    /// limit, a route that waits before answering, one that throws an error the router does not
+    /// know; behind the gateway's `BodyLimitMiddleware`, which refuses a declared length over the limit.
+    static func router() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: BodyLimitMiddleware(maxBodyBytes: Self.maxBodyBytes))
+        router.get("hello") { _, _ in "hello" }
+        router.post("size") { request, _ in
+            var request = request
+            return String(try await request.collectBody(upTo: Self.maxBodyBytes).readableBytes)
+        }
+        router.get("slow/:ms") { _, context in
+            let milliseconds = try context.parameters.require("ms", as: Int.self)
+            try await Task.sleep(for: .milliseconds(milliseconds))
+            return "slept \(milliseconds)"
+        }
+        router.get("boom") { _, _ -> String in throw Boom() }
+        return router
+    }
+
+    /// Runs the server on a free port for `body`, then shuts it down gracefully.
+    func withServer(_ body: (Int, ServiceGroup) async throws -> Void) async throws {
+        let logger = Logger(label: "public-http-server-test")
+        let port = Mutex<Int?>(nil)
+        let server = PublicHTTPServer(
+            responder: Self.router().buildResponder(), maxBodyBytes: Self.maxBodyBytes, serverName: "gateway-test", logger: logger
+        ).service(address: .hostname("127.0.0.1", port: 0)) { listening in port.withLock { $0 = listening } }
+        let group = ServiceGroup(configuration: .init(services: [.init(service: server)], logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while port.withLock({ $0 }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            let listening = try #require(port.withLock { $0 }, "the server did not start listening")
+            do {
+                try await body(listening, group)
+            } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    @Test func answersWithTheRoutersResponseAndTheServerHeaders() async throws {
+        try await self.withServer { port, _ in
+            let client = try RawHTTPClient(port: port)
+            try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.body == "hello")
+            #expect(response.headers["content-length"] == "5")
+            #expect(response.headers["server"] == "gateway-test")
+            let date = try #require(response.headers["date"])
+            #expect(date.wholeMatch(of: /[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT/) != nil, "\(date)")
+            // The connection stays open for the next request.
+            try client.send("GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try client.readResponse().status == 404)
+        }
+    }
+
+    @Test func formatsTheDateHeaderAsIMFFixdate() {
+        #expect(ResponseHeaders.imfFixdate(secondsSince1970: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(ResponseHeaders.imfFixdate(secondsSince1970: 1_798_761_599) == "Thu, 31 Dec 2026 23:59:59 GMT")
+    }
+
+    @Test func answersPipelinedRequestsInTheOrderTheyCame() async throws {
+        try await self.withServer { port, _ in
+            let client = try RawHTTPClient(port: port)
+            // The first takes longest: answered out of order, its response would come last.
+            try client.send(
+                "GET /slow/300 HTTP/1.1\r\nHost: x\r\n\r\nGET /slow/0 HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try client.readResponse().body == "slept 300")
+            #expect(try client.readResponse().body == "slept 0")
+            #expect(try client.readResponse().body == "hello")
+        }
+    }
+
+    @Test func givesHandlersTheBodyUpToTheLimit() async throws {
+        try await self.withServer { port, _ in
+            let client = try RawHTTPClient(port: port)
+            let body = String(repeating: "a", count: Self.maxBodyBytes)
+            try client.send("POST /size HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            let response = try client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.body == "\(Self.maxBodyBytes)")
+            // In chunks without a length, in two writes.
+            try client.send("POST /size HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n")
+            try client.send("2\r\nde\r\n0\r\n\r\n")
+            #expect(try client.readResponse().body == "5")
+        }
+    }
+
+    @Test func refusesABodyThatGrowsPastTheLimitAndKeepsTheConnection() async throws {
+        try await self.withServer { port, _ in
+            let client = try RawHTTPClient(port: port)
+            let chunk = String(repeating: "b", count: 600)
+            try client.send("POST /size HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            for _ in 0..<3 { try client.send("258\r\n\(chunk)\r\n") }  // 0x258 = 600
+            try client.send("0\r\n\r\n")
+            #expect(try client.readResponse().status == 413)
+            try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try client.readResponse().body == "hello")
+        }
+    }
+
+    @Test func answersADeclaredLengthOverTheLimitBeforeTheBodyComes() async throws {
+        try await self.withServer { port, _ in
+            let client = try RawHTTPClient(port: port)
+            // Only the head is sent: the answer must not wait for the 10 MB.
+            try client.send("POST /size HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n")
+            #expect(try client.readResponse().status == 413)
+        }
+    }
+
+    @Test func closesAfterAnsweringARequestThatAsksTo() async throws {
+        try await self.withServer { port, _ in
+            let client = try RawHTTPClient(port: port)
+            try client.send("GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(try client.readResponse().body == "hello")
+            #expect(try client.readsEndOfStream())
+        }
+    }
+
+    @Test func answersAnUnknownErrorWith500AndBadBytesWith400() async throws {
+        try await self.withServer { port, _ in
+            let client = try RawHTTPClient(port: port)
+            try client.send("GET /boom HTTP/1.1\r\nHost: x\r\n\r\n")
+            let boom = try client.readResponse()
+            #expect(boom.status == 500)
+            #expect(boom.body.isEmpty)
+            try client.send("NOT HTTP AT ALL\r\n\r\n")
+            #expect(try client.readResponse().status == 400)
+            #expect(try client.readsEndOfStream())
+        }
+    }
+
+    @Test func gracefulShutdownFinishesTheRequestInHandThenCloses() async throws {
+        try await self.withServer { port, group in
+            let client = try RawHTTPClient(port: port)
+            try client.send("GET /slow/500 HTTP/1.1\r\nHost: x\r\n\r\n")
+            try await Task.sleep(for: .milliseconds(100))  // the request is in hand
+            await group.triggerGracefulShutdown()
+            let response = try client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.body == "slept 500")
+            #expect(try client.readsEndOfStream())
+            #expect(throws: (any Error).self) { _ = try RawHTTPClient(port: port) }
+        }
+    }
+}
+
+/// A blocking HTTP/1.1 client over a plain socket, for bytes no HTTP library would send
+/// (pipelined requests, chunks in separate writes, garbage). Reads time out after 10 s.
+final class RawHTTPClient {
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private let socket: Int32
+    private var pending: [UInt8] = []
+
+    init(port: Int) throws {
+        self.socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard self.socket >= 0 else { throw Failure(description: "socket: \(errno)") }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(self.socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(self.socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(self.socket)
+            throw Failure(description: "connect: \(errno)")
+        }
+    }
+
+    deinit { close(self.socket) }
+
+    func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(self.socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { throw Failure(description: "send: \(errno)") }
+            sent += count
+        }
+    }
+
+    /// The next response (its body by `Content-Length`).
+    func readResponse() throws -> Response {
+        let headEnd = Array("\r\n\r\n".utf8)
+        var end: Int?
+        while end == nil {
+            end = self.pending.firstRange(of: headEnd)?.upperBound
+            if end == nil { try self.receive() }
+        }
+        let head = String(decoding: self.pending[..<end!], as: UTF8.self)
+        self.pending.removeFirst(end!)
+        var lines = head.split(separator: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw Failure(description: "status line: \(head)") }
+        var headers: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        let length = Int(headers["content-length"] ?? "0") ?? 0
+        while self.pending.count < length { try self.receive() }
+        let body = String(decoding: self.pending[..<length], as: UTF8.self)
+        self.pending.removeFirst(length)
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// True when the server closed the connection (and sent nothing more).
+    func readsEndOfStream() throws -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(self.socket, &byte, 1, 0)
+        if count < 0 { throw Failure(description: "recv: \(errno)") }
+        return count == 0
+    }
+
+    private func receive() throws {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let count = buffer.withUnsafeMutableBytes { recv(self.socket, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { throw Failure(description: count == 0 ? "closed by the server" : "recv: \(errno)") }
+        self.pending += buffer[..<count]
+    }
+}
