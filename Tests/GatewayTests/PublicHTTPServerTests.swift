@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Gateway
@@ -189,21 +190,7 @@ final class RawHTTPClient {
     private var pending: [UInt8] = []
 
     init(port: Int) throws {
-        self.socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard self.socket >= 0 else { throw Failure(description: "socket: \(errno)") }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(self.socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(self.socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(self.socket)
-            throw Failure(description: "connect: \(errno)")
-        }
+        self.socket = try connectedSocket(port: port, receiveTimeout: 10)
     }
 
     deinit { close(self.socket) }

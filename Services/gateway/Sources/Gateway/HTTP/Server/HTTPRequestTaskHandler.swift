@@ -109,9 +109,7 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         let connection: NIOLoopBound<(HTTPRequestTaskHandler, ChannelHandlerContext)>
 
         func run(_ request: Request) async {
-            let source = ApplicationRequestContextSource(channel: self.channel, logger: self.logger)
-            let (head, body) = await HTTPRequestTaskHandler.response(
-                to: request, responder: self.responder, source: source, headers: self.headers, logger: self.logger)
+            let (head, body) = await self.response(to: request)
             // The task usually runs on the connection's own loop: then the response goes out without a hop.
             let eventLoop = self.channel.eventLoop
             if eventLoop.inEventLoop {
@@ -121,30 +119,29 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
             }
         }
 
+        /// The router's response, its body gathered; a 500 without a body when the router throws
+        /// (the gateway's `ErrorMiddleware` answers every error it knows).
+        private func response(to request: Request) async -> (HTTPResponse, GatheredBody) {
+            let gathered = GatheredBody()
+            var head: HTTPResponse
+            do {
+                let source = ApplicationRequestContextSource(channel: self.channel, logger: self.logger)
+                let response = try await self.responder.respond(to: request, context: Responder.Context(source: source))
+                head = response.head
+                try await response.body.write(gathered)
+            } catch {
+                self.logger.debug("Unrecognised error", metadata: ["error.type": "\(error)"])
+                head = HTTPResponse(status: .internalServerError, headerFields: [.contentLength: "0"])
+                gathered.buffers.removeAll()
+            }
+            self.headers.add(to: &head.headerFields)
+            return (head, gathered)
+        }
+
         private func write(_ head: HTTPResponse, _ body: GatheredBody) {
             let (handler, context) = self.connection.value
             handler.write(head, body, closeAfter: self.closeAfter, context: context)
         }
-    }
-
-    /// The router's response, its body gathered; a 500 without a body when the router throws
-    /// (the gateway's `ErrorMiddleware` answers every error it knows).
-    fileprivate static func response(
-        to request: Request, responder: Responder, source: ApplicationRequestContextSource, headers: ResponseHeaders, logger: Logger
-    ) async -> (HTTPResponse, GatheredBody) {
-        let gathered = GatheredBody()
-        var head: HTTPResponse
-        do {
-            let response = try await responder.respond(to: request, context: Responder.Context(source: source))
-            head = response.head
-            try await response.body.write(gathered)
-        } catch {
-            logger.debug("Unrecognised error", metadata: ["error.type": "\(error)"])
-            head = HTTPResponse(status: .internalServerError, headerFields: [.contentLength: "0"])
-            gathered.buffers.removeAll()
-        }
-        headers.add(to: &head.headerFields)
-        return (head, gathered)
     }
 
     fileprivate func write(_ head: HTTPResponse, _ body: GatheredBody, closeAfter: Bool, context: ChannelHandlerContext) {
