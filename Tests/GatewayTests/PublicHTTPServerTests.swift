@@ -99,6 +99,40 @@ import Glibc
         }
     }
 
+    @Test func answersManyPipelinedRequestsInOneWriteInOrder() async throws {
+        try await self.withServer { port, _ in
+            let client = try RawHTTPClient(port: port)
+            // More than one read's worth: the rest waits in the socket while they are answered.
+            let count = 2_000
+            try client.send((0..<count).map { "GET /slow/\($0 % 2) HTTP/1.1\r\nHost: x\r\n\r\n" }.joined())
+            let bodies = try (0..<count).map { _ in try client.readResponse().body }
+            #expect(bodies == (0..<count).map { "slept \($0 % 2)" })
+        }
+    }
+
+    @Test func answersTheRequestsBeforeBadBytesThenRefusesThem() async throws {
+        try await self.withServer { port, _ in
+            let client = try RawHTTPClient(port: port)
+            try client.send("GET /slow/200 HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\nNOT HTTP AT ALL\r\n\r\n")
+            #expect(try client.readResponse().body == "slept 200")
+            #expect(try client.readResponse().body == "hello")
+            let refusal = try client.readResponse()
+            #expect(refusal.status == 400)
+            #expect(refusal.headers["connection"] == "close")
+            #expect(try client.readsEndOfStream())
+        }
+    }
+
+    @Test func answersNothingPipelinedAfterARequestThatAsksToClose() async throws {
+        try await self.withServer { port, _ in
+            let client = try RawHTTPClient(port: port)
+            try client.send(
+                "GET /slow/100 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try client.readResponse().body == "slept 100")
+            #expect(try client.readsEndOfStream())
+        }
+    }
+
     @Test func givesHandlersTheBodyUpToTheLimit() async throws {
         try await self.withServer { port, _ in
             let client = try RawHTTPClient(port: port)

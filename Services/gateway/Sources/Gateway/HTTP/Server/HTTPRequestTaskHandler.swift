@@ -2,14 +2,20 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 import ServiceProtocol
 
 /// One HTTP/1 connection of the public server: gathers a request's head and body, answers it
 /// with the router in a task of its own on the connection's event loop (the services'
-/// `EventLoopTaskExecutor`), and writes the whole response from the loop in one flush. NIO's
-/// pipelining assistance (before this handler) holds a client's next request until this one's
-/// response is out, so a connection has one request at a time, answered in order.
+/// `EventLoopTaskExecutor`), and writes the whole response from the loop in one flush.
+///
+/// A connection has one request answered at a time, in the order they came: requests a client
+/// pipelines wait here, whole, until the one before is answered, and while any waits the
+/// channel's reads are held (so a client cannot queue more than one read's worth). NIO's own
+/// pipelining assistance did the same but held the reads after every request until its response
+/// was out, which took the socket out of epoll and put it back (two `epoll_ctl` calls a request)
+/// for every client, though almost none pipelines.
 ///
 /// A body is kept up to `maxBodyBytes` + 1 bytes: the handlers read bodies with that limit
 /// (`collectBody(upTo:)`), so one byte more is all it takes for them to answer 413 as they
@@ -21,9 +27,10 @@ import ServiceProtocol
 /// Why not Hummingbird's own server: it runs a connection as a `NIOAsyncChannel` iterated by a
 /// task, which costs two or three suspensions a request and a conversion of each part both ways
 /// (docs/benchmarks.md, "The HTTP floor, a layer at a time").
-final class HTTPRequestTaskHandler<Responder: HTTPResponder>: ChannelInboundHandler
+final class HTTPRequestTaskHandler<Responder: HTTPResponder>: ChannelDuplexHandler
 where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
     typealias InboundIn = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
     private enum Reading {
@@ -41,6 +48,14 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     private let logger: Logger
     private var reading = Reading.idle
     private var active = true
+    /// A request's task is running: its response is not written yet.
+    private var answering = false
+    /// Whole requests that came while one was being answered, in order.
+    private var waiting = CircularBuffer<Request>()
+    /// The channel asked for a read while requests waited: made once none does.
+    private var readPending = false
+    /// Bytes that are not HTTP came after the requests being answered: a 400 follows them.
+    private var refusing = false
 
     init(responder: Responder, maxBodyBytes: Int, headers: ResponseHeaders, logger: Logger) {
         self.responder = responder
@@ -83,13 +98,51 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         }
     }
 
+    func read(context: ChannelHandlerContext) {
+        if self.waiting.isEmpty {
+            context.read()
+        } else {
+            self.readPending = true
+        }
+    }
+
+    /// Bytes NIO cannot parse as HTTP get a 400 and the connection is closed, after the requests
+    /// that came before them are answered; any other error closes the connection.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         self.logger.debug("HTTP connection error, closing it", metadata: ["error": "\(error)"])
-        context.close(promise: nil)
+        guard error is HTTPParserError else {
+            context.close(promise: nil)
+            return
+        }
+        if self.answering {
+            self.refusing = true
+        } else {
+            self.refuse(context: context)
+        }
+    }
+
+    private func refuse(context: ChannelHandlerContext) {
+        var head = HTTPResponse(status: .badRequest, headerFields: [.connection: "close", .contentLength: "0"])
+        self.headers.add(to: &head.headerFields)
+        context.write(self.wrapOutboundOut(.head(head)), promise: nil)
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(self.wrapOutboundOut(.end(nil))).whenComplete { _ in
+            loopBound.value.close(promise: nil)
+        }
+    }
+
+    /// Answers `request` now, or after the requests before it when one is being answered.
+    private func respond(to request: Request, context: ChannelHandlerContext) {
+        if self.answering {
+            self.waiting.append(request)
+        } else {
+            self.answer(request, context: context)
+        }
     }
 
     /// Answers `request` in a task on the services' executor, then writes the response on the loop.
-    private func respond(to request: Request, context: ChannelHandlerContext) {
+    private func answer(_ request: Request, context: ChannelHandlerContext) {
+        self.answering = true
         let answer = Answer(
             responder: self.responder, headers: self.headers, logger: self.logger, channel: context.channel,
             closeAfter: request.headers[.connection].map { $0.lowercased().contains("close") } ?? false,
@@ -149,12 +202,24 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         context.write(self.wrapOutboundOut(.head(head)), promise: nil)
         for buffer in body.buffers { context.write(self.wrapOutboundOut(.body(buffer)), promise: nil) }
         if closeAfter {
+            // Requests that came after this one are not answered.
             let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
             context.writeAndFlush(self.wrapOutboundOut(.end(body.trailers))).whenComplete { _ in
                 loopBound.value.close(promise: nil)
             }
-        } else {
-            context.writeAndFlush(self.wrapOutboundOut(.end(body.trailers)), promise: nil)
+            return
+        }
+        context.writeAndFlush(self.wrapOutboundOut(.end(body.trailers)), promise: nil)
+        self.answering = false
+        if let next = self.waiting.popFirst() {
+            self.answer(next, context: context)
+        } else if self.refusing {
+            self.refuse(context: context)
+            return
+        }
+        if self.waiting.isEmpty, self.readPending {
+            self.readPending = false
+            context.read()
         }
     }
 }

@@ -50,10 +50,10 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Connection> {
         channel.eventLoop.makeCompletedFuture {
             let pipeline = channel.pipeline.syncOperations
-            // Pipelining assistance: one request at a time reaches the handler. Error handling:
-            // a request NIO cannot parse gets a 400 and the connection is closed.
+            // Pipelined requests, and bytes NIO cannot parse (a 400 after the requests before
+            // them), are put in order by `HTTPRequestTaskHandler`.
             try pipeline.configureHTTPServerPipeline(
-                withPipeliningAssistance: true, withErrorHandling: true, withOutboundHeaderValidation: false)
+                withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false)
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             // The idle timeout, and graceful shutdown's quiescing (close when the request in
             // hand is answered).
