@@ -60,6 +60,16 @@ public struct PostgresRow: Sendable {
         columns.index(of: column)
     }
 
+    /// The position of the first column called `column`, or a decoding error naming it. The
+    /// rows of one result share their columns: a reader of many rows finds each column once,
+    /// then reads every row by position, not by a walk of the names for every cell.
+    public func requiredColumnIndex(_ column: String) throws -> Int {
+        guard let index = columns.index(of: column) else {
+            throw PostgresError.decoding(column: column, message: "no such column")
+        }
+        return index
+    }
+
     /// The value of the first column called `column`.
     @inlinable
     public func decode<T: PostgresDecodable>(_ column: String, as type: T.Type = T.self) throws -> T {

@@ -206,9 +206,7 @@ extension Array where Element == PostgresRow {
     public func byCall(in column: String, calls: Int) throws -> [[PostgresRow]] {
         var groups = [[PostgresRow]](repeating: [], count: calls)
         guard let first = self.first else { return groups }
-        guard let index = first.columnIndex(column) else {
-            throw PostgresError.decoding(column: column, message: "no such column")
-        }
+        let index = try first.requiredColumnIndex(column)
         for row in self {
             let call = try row.decode(index, as: Int.self) - 1
             guard groups.indices.contains(call) else {

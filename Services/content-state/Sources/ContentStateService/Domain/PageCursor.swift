@@ -46,10 +46,23 @@ struct PageCursor: Codable, Hashable, Sendable {
     }
 
     /// The cursor as callers see it; the same position always gives the same string. Every
-    /// list page makes one: written with the RPC layer's coder and base64url, not a new
-    /// `JSONEncoder` and three string replacements each.
+    /// list page makes one: its JSON is written here as `encode(to:)` has a sorted-keys
+    /// `JSONEncoder` write it (`/` escaped, as Foundation does), then base64url.
     var encoded: String {
-        Base64URL.encode((try? RPCJSON.encode(self)) ?? Data())
+        var json: [UInt8] = []
+        json.reserveCapacity(40 + (self.itemID?.utf8.count ?? 0))
+        json.write("{")
+        if let itemID = self.itemID {
+            json.write(#""i":"#)
+            JSONString.write(itemID, escapingSlashes: true, to: &json)
+            json.write(",")
+        }
+        json.write(#""k":""#)
+        json.append(contentsOf: self.kind.rawValue.utf8)
+        json.write(#"","n":"#)
+        json.append(contentsOf: String(self.key).utf8)
+        json.write("}")
+        return Base64URL.encode(json)
     }
 
     /// Reads a caller's cursor, which must belong to a list of `kind`.

@@ -11,13 +11,20 @@ extension ContentStore {
         var items: [Favorite] = []
         items.reserveCapacity(min(rows.count, limit))
         var lastSortPosition: Int64 = 0
-        for row in rows.prefix(limit) {
-            items.append(Favorite(
-                itemID: try row.decode("item_id", as: String.self),
-                nickname: try row.decode("nickname", as: String?.self),
-                position: try row.decode("position", as: Int64?.self),
-                favoritedAt: Timestamp(milliseconds: try row.decode("favorited_ms", as: Int64.self))))
-            lastSortPosition = try row.decode("sort_position", as: Int64.self)
+        if let first = rows.first {
+            let itemID = try first.requiredColumnIndex("item_id")
+            let nickname = try first.requiredColumnIndex("nickname")
+            let position = try first.requiredColumnIndex("position")
+            let favorited = try first.requiredColumnIndex("favorited_ms")
+            let sortPosition = try first.requiredColumnIndex("sort_position")
+            for row in rows.prefix(limit) {
+                items.append(Favorite(
+                    itemID: try row.decode(itemID, as: String.self),
+                    nickname: try row.decode(nickname, as: String?.self),
+                    position: try row.decode(position, as: Int64?.self),
+                    favoritedAt: Timestamp(milliseconds: try row.decode(favorited, as: Int64.self))))
+                lastSortPosition = try row.decode(sortPosition, as: Int64.self)
+            }
         }
         var next: String?
         if rows.count > limit, let last = items.last {

@@ -53,12 +53,7 @@ struct ReadStatement: Sendable {
     func inOrder(_ rows: [PostgresRow]) throws -> [PostgresRow] {
         guard let first = rows.first, rows.count > 1 else { return rows }
         // Each key's column found once, not by name for every comparison.
-        let columns = try self.rowOrder.map { key in
-            guard let index = first.columnIndex(key.column) else {
-                throw PostgresError.decoding(column: key.column, message: "no such column")
-            }
-            return index
-        }
+        let columns = try self.rowOrder.map { try first.requiredColumnIndex($0.column) }
         func precedes(_ a: PostgresRow, _ b: PostgresRow) throws -> Bool {
             for (key, column) in zip(self.rowOrder, columns) {
                 let order = try key.compare(a, b, at: column)

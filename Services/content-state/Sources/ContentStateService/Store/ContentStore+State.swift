@@ -69,12 +69,17 @@ extension ContentStore {
         var changes: [Change] = []
         changes.reserveCapacity(min(rows.count, limit))
         var lastVersion = version
-        for row in rows.prefix(limit) {
-            let state = try ItemState(row: row)
-            changes.append(Change(
-                itemID: try row.decode("item_id", as: String.self), state: state,
-                updatedAt: Timestamp(milliseconds: try row.decode("updated_ms", as: Int64.self))))
-            lastVersion = try row.decode("version", as: Int64.self)
+        if let first = rows.first {
+            let columns = try ItemStateColumns(first)
+            let itemID = try first.requiredColumnIndex("item_id")
+            let updated = try first.requiredColumnIndex("updated_ms")
+            let rowVersion = try first.requiredColumnIndex("version")
+            for row in rows.prefix(limit) {
+                changes.append(Change(
+                    itemID: try row.decode(itemID, as: String.self), state: try ItemState(row: row, columns: columns),
+                    updatedAt: Timestamp(milliseconds: try row.decode(updated, as: Int64.self))))
+                lastVersion = try row.decode(rowVersion, as: Int64.self)
+            }
         }
         return ChangesPage(
             changes: changes, nextCursor: PageCursor(kind: .changes, key: lastVersion).encoded,

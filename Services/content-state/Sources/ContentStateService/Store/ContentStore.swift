@@ -60,20 +60,39 @@ enum ItemColumns {
         "(date_part('epoch', \(column)) * 1000)::bigint"
     }
 
-    static func timestamp(_ row: PostgresRow, _ column: String) throws -> Timestamp? {
+    static func timestamp(_ row: PostgresRow, _ column: Int) throws -> Timestamp? {
         try row.decode(column, as: Int64?.self).map(Timestamp.init(milliseconds:))
+    }
+}
+
+/// Where `ItemColumns.state`'s columns are in a result: found in one row, then every row of
+/// the result is read by position.
+struct ItemStateColumns {
+    let favorited, nickname, position, read, unliked: Int
+
+    init(_ row: PostgresRow) throws {
+        self.favorited = try row.requiredColumnIndex("favorited_ms")
+        self.nickname = try row.requiredColumnIndex("nickname")
+        self.position = try row.requiredColumnIndex("position")
+        self.read = try row.requiredColumnIndex("read_ms")
+        self.unliked = try row.requiredColumnIndex("unliked_ms")
     }
 }
 
 extension ItemState {
     /// The state in a row selected with `ItemColumns.state`.
     init(row: PostgresRow) throws {
+        try self.init(row: row, columns: ItemStateColumns(row))
+    }
+
+    /// The state in a row of a result whose `ItemColumns.state` columns are at `columns`.
+    init(row: PostgresRow, columns: ItemStateColumns) throws {
         self.init(
-            favoritedAt: try ItemColumns.timestamp(row, "favorited_ms"),
-            nickname: try row.decode("nickname", as: String?.self),
-            position: try row.decode("position", as: Int64?.self),
-            readAt: try ItemColumns.timestamp(row, "read_ms"),
-            unlikedAt: try ItemColumns.timestamp(row, "unliked_ms"))
+            favoritedAt: try ItemColumns.timestamp(row, columns.favorited),
+            nickname: try row.decode(columns.nickname, as: String?.self),
+            position: try row.decode(columns.position, as: Int64?.self),
+            readAt: try ItemColumns.timestamp(row, columns.read),
+            unlikedAt: try ItemColumns.timestamp(row, columns.unliked))
     }
 }
 
