@@ -125,8 +125,17 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         var head = HTTPResponse(status: .badRequest, headerFields: [.connection: "close", .contentLength: "0"])
         self.headers.add(to: &head.headerFields)
         context.write(self.wrapOutboundOut(.head(head)), promise: nil)
+        self.end(nil, thenClose: true, context: context)
+    }
+
+    /// Writes a response's end and flushes; closes the connection once it is out when `close`.
+    private func end(_ trailers: HTTPFields?, thenClose close: Bool, context: ChannelHandlerContext) {
+        guard close else {
+            context.writeAndFlush(self.wrapOutboundOut(.end(trailers)), promise: nil)
+            return
+        }
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        context.writeAndFlush(self.wrapOutboundOut(.end(nil))).whenComplete { _ in
+        context.writeAndFlush(self.wrapOutboundOut(.end(trailers))).whenComplete { _ in
             loopBound.value.close(promise: nil)
         }
     }
@@ -201,15 +210,9 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         guard self.active else { return }
         context.write(self.wrapOutboundOut(.head(head)), promise: nil)
         for buffer in body.buffers { context.write(self.wrapOutboundOut(.body(buffer)), promise: nil) }
-        if closeAfter {
-            // Requests that came after this one are not answered.
-            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            context.writeAndFlush(self.wrapOutboundOut(.end(body.trailers))).whenComplete { _ in
-                loopBound.value.close(promise: nil)
-            }
-            return
-        }
-        context.writeAndFlush(self.wrapOutboundOut(.end(body.trailers)), promise: nil)
+        // After a request that asks to close, the requests that came behind it are not answered.
+        self.end(body.trailers, thenClose: closeAfter, context: context)
+        guard !closeAfter else { return }
         self.answering = false
         if let next = self.waiting.popFirst() {
             self.answer(next, context: context)
