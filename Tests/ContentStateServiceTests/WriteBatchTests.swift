@@ -106,7 +106,7 @@ import Testing
 
     /// `writes` (each of its own user, in order), each started once the one before waits in
     /// the cross-user line behind calls that hold all its places; then the holders go, and the
-    /// writes that waited run together as one `content.write_users` statement.
+    /// writes that waited run together as one `content.write_entries` statement.
     private func queuedAcrossUsers(
         _ writes: [(UUID, PendingWrite)], on store: ContentStore
     ) async throws -> [Result<WriteOutcome, any Error>] {

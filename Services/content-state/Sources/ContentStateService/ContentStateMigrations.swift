@@ -21,5 +21,8 @@ enum ContentStateMigrations {
         Migration(
             version: 6, name: "merge_guest function",
             sql: String(decoding: PackageResources._6_merge_guest_function_sql, as: UTF8.self)),
+        Migration(
+            version: 7, name: "write_entries function",
+            sql: String(decoding: PackageResources._7_write_entries_function_sql, as: UTF8.self)),
     ]
 }

@@ -25,8 +25,8 @@ struct UserWrites: Sendable {
 extension ContentStore {
     /// Applies `transition` to each item of one user with one statement, `content.write_batch`
     /// (migration 3), alone or with the user's writes that waited in `writeLine` with it, and
-    /// with other users' calls that waited in `usersWriteLine` (`content.write_users`,
-    /// migration 4). It locks the user's `user_versions` row, so a user's writers run one at a
+    /// with other users' calls that waited in `usersWriteLine` (`content.write_entries`,
+    /// migration 7). It locks the user's `user_versions` row, so a user's writers run one at a
     /// time, and gives each changed item the next number of the user's version under that
     /// lock, so versions commit in order and a changes poll never skips a change that commits
     /// late. The lock lasts for the statement only, not for the round trips of a transaction.
@@ -46,20 +46,29 @@ extension ContentStore {
         try await runTogether(calls) { call in
             try await self.write(user: call.user, call.writes)
         } together: { calls in
-            let arguments: [PostgresValue] = [
-                .text(postgresArray(calls.map { $0.user.lowercasedText })),
-                .text(postgresArray(calls.map { String($0.writes.count) })),
-            ] + Self.writeArrays(calls.flatMap(\.writes)) + [.int(configuration.maxFavoritesPerUser)]
-            let rows = try await postgres.query(Self.writeUsers, arguments)
+            // The calls' writes numbered through (from 1), and where each one's answer goes.
+            var users: [String] = [], writes: [PendingWrite] = [], places: [(call: Int, write: Int)] = []
+            var entryWrites: [String] = [], items: [ItemID] = []
+            for (callIndex, call) in calls.enumerated() {
+                for (writeIndex, write) in call.writes.enumerated() {
+                    users.append(call.user.lowercasedText)
+                    writes.append(write)
+                    places.append((callIndex, writeIndex))
+                    entryWrites.append(contentsOf: repeatElement(String(writes.count), count: write.items.count))
+                    items.append(contentsOf: write.items)
+                }
+            }
+            let arguments: [PostgresValue] = [.text(postgresArray(users))] + Self.transitionArrays(writes) + [
+                .text(postgresArray(entryWrites)), .text(postgresTextArray(items)), .int(configuration.maxFavoritesPerUser),
+            ]
+            let rows = try await postgres.query(Self.writeEntries, arguments)
             var outcomes = calls.map { Array(repeating: WriteOutcome(states: [:], changed: 0), count: $0.writes.count) }
             for row in rows {
-                let call = try row.decode("user_index", as: Int.self) - 1
-                let write = try row.decode("write_index", as: Int.self) - 1
-                guard outcomes.indices.contains(call), outcomes[call].indices.contains(write) else {
-                    throw PostgresError.decoding(
-                        column: "write_index", message: "no write \(write + 1) of call \(call + 1) in this statement")
+                let number = try row.decode("write_number", as: Int.self) - 1
+                guard places.indices.contains(number) else {
+                    throw PostgresError.decoding(column: "write_number", message: "no write \(number + 1) in this statement")
                 }
-                try outcomes[call][write].add(row)
+                try outcomes[places[number].call][places[number].write].add(row)
             }
             return outcomes.map { .success($0.map { .success($0) }) }
         }
@@ -90,13 +99,20 @@ extension ContentStore {
         return outcomes.map { .success($0) }
     }
 
-    /// The arrays `write_batch` and `write_users` take for `writes`, one element per write
-    /// (the items of all of them in one array, `sizes` saying how many each has).
+    /// The arrays `write_batch` takes for `writes`, one element per write (the items of all of
+    /// them in one array, `sizes` saying how many each has).
     private static func writeArrays(_ writes: [PendingWrite]) -> [PostgresValue] {
-        let transitions = writes.map(\.transition.arguments)
-        return [
+        [
             .text(postgresArray(writes.map { String($0.items.count) })),
             .text(postgresTextArray(writes.flatMap(\.items))),
+        ] + transitionArrays(writes)
+    }
+
+    /// What each of `writes` does, as `write_batch` and `write_entries` take it: one element
+    /// per write in each of the five arrays.
+    static func transitionArrays(_ writes: [PendingWrite]) -> [PostgresValue] {
+        let transitions = writes.map(\.transition.arguments)
+        return [
             .text(postgresArray(transitions.map(\.name))),
             .text(postgresArray(transitions.map { $0.setNickname ? "t" : "f" })),
             .text(postgresArray(transitions.map(\.nickname))),
@@ -111,10 +127,10 @@ extension ContentStore {
             $7::boolean[], $8::bigint[], $9::integer)
         """
 
-    static let writeUsers = """
-        SELECT user_index, write_index, item_id, favorited_ms, nickname, position, read_ms, unliked_ms, changed
-        FROM content.write_users($1::uuid[], $2::integer[], $3::integer[], $4::text[], $5::text[], $6::boolean[],
-            $7::text[], $8::boolean[], $9::bigint[], $10::integer)
+    static let writeEntries = """
+        SELECT write_number, item_id, favorited_ms, nickname, position, read_ms, unliked_ms, changed
+        FROM content.write_entries($1::uuid[], $2::text[], $3::boolean[], $4::text[], $5::boolean[], $6::bigint[],
+            $7::integer[], $8::text[], $9::integer)
         """
 
     /// The SQLSTATE `content.write_batch` raises when a write would pass the favorites limit.

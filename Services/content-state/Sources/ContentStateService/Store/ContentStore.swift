@@ -21,8 +21,8 @@ struct ContentStore: Sendable {
     /// per write; one at a time left Postgres idle for a round trip between statements.
     let writeLine = StatementLine<UUID, PendingWrite, WriteOutcome>(entries: { $0.items.count })
     /// The calls of `writeLine` of every user: four statements at once, the calls that wait
-    /// behind them (up to 16, 500 items) run together as one (`content.write_users`), each
-    /// user's writes as its own call of `write_batch` inside it. Four, so that a busy user's two
+    /// behind them (up to 16, 500 items) run together as one set-based statement
+    /// (`content.write_entries`), each user's writes under its own lock. Four, so that a busy user's two
     /// statements (one of them waiting in Postgres for the user's lock) leave two for the others.
     let usersWriteLine = StatementLine<AllCalls, UserWrites, [Result<WriteOutcome, any Error>]>(
         statementsAtOnce: 4, entries: { $0.writes.reduce(0) { $0 + $1.items.count } })
