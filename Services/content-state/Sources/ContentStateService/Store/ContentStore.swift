@@ -22,8 +22,9 @@ struct ContentStore: Sendable {
     let writeLine = StatementLine<UUID, PendingWrite, WriteOutcome>(entries: { $0.items.count })
     /// The calls of `writeLine` of every user: four statements at once, the calls that wait
     /// behind them (up to 16, 500 items) run together as one set-based statement
-    /// (`content.write_entries`), each user's writes under its own lock. Four, so that a busy user's two
-    /// statements (one of them waiting in Postgres for the user's lock) leave two for the others.
+    /// (`content.write_entries`), each user's writes under its own lock. Four, so that a busy
+    /// user's two statements (one of them waiting in Postgres for the user's lock) leave two
+    /// for the others.
     let usersWriteLine = StatementLine<AllCalls, UserWrites, [Result<WriteOutcome, any Error>]>(
         statementsAtOnce: 4, entries: { $0.writes.reduce(0) { $0 + $1.items.count } })
     /// The page reads of every user in this replica (favorites, read and unliked lists, the
