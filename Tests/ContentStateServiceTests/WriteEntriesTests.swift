@@ -6,7 +6,8 @@ import Testing
 /// `content.write_entries`, the set-based statement content-state runs the writes of several
 /// users with: each of its answers and everything it leaves in the tables is what
 /// `content.write_batch` calls of the same writes, one a run of one user's writes in one
-/// transaction, answer and leave.
+/// transaction, answer and leave, and what `content.write_users`, which the release before it
+/// runs, answers and leaves.
 @Suite struct WriteEntriesTests {
     /// One write as the functions take it: a transition of some items of one user.
     private struct Write {
@@ -76,10 +77,7 @@ import Testing
     private func batches(
         _ writes: [Write], mirror: [UUID: UUID], maxFavorites: Int, on postgres: PostgresClient
     ) async throws -> Outcome {
-        var runs: [[Int]] = []
-        for index in writes.indices {
-            if let last = runs.last?.last, writes[last].user == writes[index].user { runs[runs.count - 1].append(index) } else { runs.append([index]) }
-        }
+        let runs = Self.runs(of: writes)
         do {
             let answers = try await postgres.withTransaction { connection in
                 var answers: [Answer] = []
@@ -96,6 +94,43 @@ import Testing
                 return answers
             }
             return .rows(answers)
+        } catch {
+            return try failure(error)
+        }
+    }
+
+    /// The indices of `writes` in runs of consecutive writes of one user.
+    private static func runs(of writes: [Write]) -> [[Int]] {
+        var runs: [[Int]] = []
+        for index in writes.indices {
+            if let last = runs.last?.last, writes[last].user == writes[index].user { runs[runs.count - 1].append(index) } else { runs.append([index]) }
+        }
+        return runs
+    }
+
+    /// `writes` as one call of `content.write_users` (migration 4, which replicas of the
+    /// release before migration 7 still run during an upgrade), a group a run of one user's
+    /// writes; `mirror` names the user each of the writes' users stands for.
+    private func usersCall(
+        _ writes: [Write], mirror: [UUID: UUID], maxFavorites: Int, on postgres: PostgresClient
+    ) async throws -> Outcome {
+        let runs = Self.runs(of: writes)
+        do {
+            let rows = try await postgres.query(
+                """
+                SELECT * FROM content.write_users($1::uuid[], $2::integer[], $3::integer[], $4::text[], $5::text[],
+                    $6::boolean[], $7::text[], $8::boolean[], $9::bigint[], $10::integer)
+                """,
+                [
+                    .text(postgresArray(runs.map { mirror[writes[$0[0]].user]!.lowercasedText })),
+                    .text(postgresArray(runs.map { String($0.count) })),
+                    .text(postgresArray(writes.map { String($0.items.count) })),
+                    .text(postgresArray(writes.flatMap(\.items))),
+                ] + transitionArguments(writes) + [.int(maxFavorites)])
+            return .rows(try rows.map { row in
+                let run = runs[try row.decode("user_index", as: Int.self) - 1]
+                return try Answer(row, write: run[0] + (try row.decode("write_index", as: Int.self)))
+            })
         } catch {
             return try failure(error)
         }
@@ -142,13 +177,15 @@ import Testing
     }
 
     /// Calls of two users, in every order and mix (a user's writes together or apart, items
-    /// of one user twice in a call or not, over the favorites limit or not), each run once as
-    /// `write_entries` and once as `write_batch` calls for two other users: the same answers,
-    /// the same refusals, the same tables.
+    /// of one user twice in a call or not, over the favorites limit or not), each run as
+    /// `write_entries`, as `write_batch` calls for two other users and as a `write_users` call
+    /// for two more: the same answers, the same refusals, the same tables.
     @Test func answersAndLeavesWhatWriteBatchCallsOfTheSameWritesDo() async throws {
         let service = try await TestService.standard()
         let (a, c, b, d) = (UUID(), UUID(), UUID(), UUID())
         let mirror = [a: b, c: d]
+        let (e, f) = (UUID(), UUID())
+        let previousRelease = [a: e, c: f]
         let pool = ["i0", "i1", "i2", "i3", "i4"]
         var random = Seeded(state: 47)
         var paths = (oneWriteAUser: 0, repeated: 0, refused: 0)
@@ -174,6 +211,10 @@ import Testing
             #expect(got == expected, "round \(round): \(writes.map { "\($0.user == a ? "a" : "c") \($0.transition) \($0.items)" })")
             #expect(try await tables(of: a, service) == (try await tables(of: b, service)), "round \(round)")
             #expect(try await tables(of: c, service) == (try await tables(of: d, service)), "round \(round)")
+            let previous = try await usersCall(writes, mirror: previousRelease, maxFavorites: maxFavorites, on: service.postgres)
+            #expect(previous == expected, "round \(round), write_users")
+            #expect(try await tables(of: e, service) == (try await tables(of: b, service)), "round \(round), write_users")
+            #expect(try await tables(of: f, service) == (try await tables(of: d, service)), "round \(round), write_users")
         }
         #expect(paths.oneWriteAUser == 40 && paths.repeated >= 10 && paths.refused >= 3, "\(paths)")
     }
