@@ -2,6 +2,7 @@
 import Foundation
 import Postgres
 import Testing
+import TestSupport
 
 /// `content.write_entries`, the set-based statement content-state runs the writes of several
 /// users with: each of its answers and everything it leaves in the tables is what
@@ -149,19 +150,7 @@ import Testing
         return try rows.map { try $0.decode("line", as: String.self) } + ["counter \(String(describing: counter))"]
     }
 
-    /// A generator with a fixed seed (SplitMix64), so that a failure repeats.
-    private struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    private func randomTransition(_ random: inout Seeded) -> ItemTransition {
+    private func randomTransition(_ random: inout SeededRandom) -> ItemTransition {
         switch Int.random(in: 0..<9, using: &random) {
         case 0, 1, 2:
             return .favorite(
@@ -187,7 +176,7 @@ import Testing
         let (e, f) = (UUID(), UUID())
         let previousRelease = [a: e, c: f]
         let pool = ["i0", "i1", "i2", "i3", "i4"]
-        var random = Seeded(state: 47)
+        var random = SeededRandom(seed: 47)
         var paths = (oneWriteAUser: 0, repeated: 0, refused: 0)
         for round in 0..<80 {
             // Even rounds: one write a user (no item twice for a user, the set-based path);

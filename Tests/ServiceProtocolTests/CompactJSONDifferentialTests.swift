@@ -1,6 +1,7 @@
 import CompactJSON
 import Foundation
 import Testing
+import TestSupport
 
 @testable import ServiceProtocol
 
@@ -29,25 +30,13 @@ import Testing
         var total: UInt64
     }
 
-    /// A small deterministic generator (SplitMix64), so that a failure can be replayed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            self.state &+= 0x9E37_79B9_7F4A_7C15
-            var z = self.state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let alphabet: [String] = ["a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{01}", "\u{1F}", "é", "☃", "😀", "\u{2028}", "%", "{", "]"]
 
-    static func text(_ random: inout Generator) -> String {
+    static func text(_ random: inout SeededRandom) -> String {
         (0..<Int.random(in: 0...12, using: &random)).map { _ in Self.alphabet.randomElement(using: &random)! }.joined()
     }
 
-    static func document(_ random: inout Generator) -> Document {
+    static func document(_ random: inout SeededRandom) -> Document {
         let entries = (0..<Int.random(in: 0...6, using: &random)).map { _ in
             Entry(
                 id: Self.text(&random), position: Bool.random(using: &random) ? Int64.random(in: .min ... .max, using: &random) : nil,
@@ -63,7 +52,7 @@ import Testing
 
     /// Breaks a valid document in one of the ways real input breaks, or changes it in ways
     /// that stay valid JSON but that the compact decoder leaves to Foundation's.
-    static func mutate(_ json: [UInt8], _ random: inout Generator) -> [UInt8] {
+    static func mutate(_ json: [UInt8], _ random: inout SeededRandom) -> [UInt8] {
         guard !json.isEmpty else { return json }
         var bytes = json
         let at = Int.random(in: 0..<bytes.count, using: &random)
@@ -83,7 +72,7 @@ import Testing
 
     @Test(arguments: 0..<8)
     func compactDecodingAgreesWithFoundationOnValidAndBrokenDocuments(_ seed: Int) throws {
-        var random = Generator(state: UInt64(seed) &* 7919)
+        var random = SeededRandom(seed: UInt64(seed) &* 7919)
         let encoder = JSONEncoder()
         var accepted = 0
         for _ in 0..<400 {
@@ -105,7 +94,7 @@ import Testing
 
     @Test(arguments: 0..<4)
     func compactEncodingReadsBackAsTheSameValue(_ seed: Int) throws {
-        var random = Generator(state: UInt64(seed) &* 104_729 &+ 1)
+        var random = SeededRandom(seed: UInt64(seed) &* 104_729 &+ 1)
         for _ in 0..<400 {
             let document = Self.document(&random)
             let bytes = try CompactJSONEncoder.encode(document)
