@@ -55,8 +55,8 @@ import Glibc
         let group = ServiceGroup(configuration: .init(services: [.init(service: server)], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            let deadline = ContinuousClock.now + .seconds(10)
-            while port.withLock({ $0 }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            // The unit tests run side by side on the same cores: the start may wait its turn.
+            try await waitUntil("the server listens", interval: .milliseconds(10)) { port.withLock { $0 } != nil }
             let listening = try #require(port.withLock { $0 }, "the server did not start listening")
             do {
                 try await body(listening, group)

@@ -154,16 +154,16 @@ import Testing
         }
     }
 
-    /// Polls the mock's log (revocation runs in the background) for up to 15 s.
+    /// Polls the mock's log (revocation runs in the background) until a call matches.
     static func waitForRevocation(
-        _ harness: IdentityHarness, matching predicate: (AppleRevokeCall) -> Bool
+        _ harness: IdentityHarness, matching predicate: (AppleRevokeCall) -> Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> AppleRevokeCall {
-        let deadline = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < deadline {
-            if let call = await harness.mock.callLog.appleRevocations.first(where: predicate) { return call }
-            try await Task.sleep(for: .milliseconds(50))
+        var found: AppleRevokeCall?
+        try await waitUntil("a matching Apple revocation", interval: .milliseconds(50), sourceLocation: sourceLocation) {
+            found = await harness.mock.callLog.appleRevocations.first(where: predicate)
+            return found != nil
         }
-        Issue.record("no matching Apple revocation within 15 s")
-        throw CancellationError()
+        return try #require(found, sourceLocation: sourceLocation)
     }
 }

@@ -51,10 +51,9 @@ import Testing
         let pipe = try Pipe()
         for number in 1...5 { pipe.output.write(self.line("line \(number)"), immediately: false) }
         var seen = ""
-        let deadline = ContinuousClock.now + .seconds(5)
-        while seen.count < 35, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
+        try await waitUntil("the five lines arrive", interval: .milliseconds(5)) {
             seen += pipe.available()
+            return seen.count >= 35
         }
         #expect(seen == (1...5).map { "line \($0)\n" }.joined())
     }
