@@ -129,7 +129,7 @@ struct RevocationCacheTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await feed.run() }
                 defer { group.cancelAll() }
-                #expect(try await eventually { cache.isEnabled })
+                try await waitUntil("the feed subscribes and enables the cache") { cache.isEnabled }
                 _ = try await redis.command(["SET", RevocationKeys.complete, "1"])
 
                 let token = self.token(issuedAt: Int64(Date().timeIntervalSince1970 * 1000))
@@ -140,32 +140,23 @@ struct RevocationCacheTests {
                 // With the message tokens publishes, it is.
                 let message = #"{"kind":"session","session_id":"\#(token.caller.sessionID.uuidString.lowercased())","user_id":"\#(token.caller.userID.uuidString.lowercased())"}"#
                 _ = try await redis.command(["PUBLISH", RevocationKeys.channel, message])
-                #expect(try await eventually { try await checker.check(token, logger: self.logger) == .revoked(reason: "logout") })
+                try await waitUntil("the published revocation reaches the cache") {
+                    try await checker.check(token, logger: self.logger) == .revoked(reason: "logout")
+                }
 
                 // A crash of Redis breaks the subscription: the cache goes off (and stays off
                 // while Redis is down), then comes back on once subscribed again.
                 let other = self.token(issuedAt: Int64(Date().timeIntervalSince1970 * 1000))
                 #expect(try await checker.check(other, logger: self.logger) == .live)
                 server.stop()
-                #expect(try await eventually { !cache.isEnabled })
+                try await waitUntil("the broken subscription switches the cache off") { !cache.isEnabled }
                 #expect(!cache.isLive(other))
                 try await server.start()
-                #expect(try await eventually { cache.isEnabled }, "resubscribed after the restart")
+                try await waitUntil("resubscribed after the restart") { cache.isEnabled }
                 // The restarted server is empty: no marker, so the check fails closed.
                 await #expect(throws: APIError.self) { try await checker.check(other, logger: self.logger) }
             }
             await redis.shutdown()
         }
-    }
-
-    /// Polls `condition` every 20 ms for up to 60 s (a loaded machine takes seconds to restart
-    /// Redis and resubscribe).
-    func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return false
     }
 }

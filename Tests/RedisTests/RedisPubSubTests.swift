@@ -30,7 +30,9 @@ import Testing
             #expect(await iterator.next()?.payload == "before cancel")
             subscription.cancel()
             #expect(await iterator.next() == nil)
-            #expect(try await TestRedis.eventually { try await TestRedis.subscriberCount(channel, client: redis) == 0 })
+            try await waitUntil("the channel has no subscriber", timeout: .seconds(10), interval: .milliseconds(50)) {
+                try await TestRedis.subscriberCount(channel, client: redis) == 0
+            }
         }
     }
 
@@ -47,7 +49,9 @@ import Testing
             consumer.cancel()
             // Returns only because the sequence ended.
             _ = try await withDeadline("the subscription ends with its consumer") { await consumer.value }
-            #expect(try await TestRedis.eventually { try await TestRedis.subscriberCount(channel, client: redis) == 0 })
+            try await waitUntil("the channel has no subscriber", timeout: .seconds(10), interval: .milliseconds(50)) {
+                try await TestRedis.subscriberCount(channel, client: redis) == 0
+            }
         }
     }
 
@@ -60,7 +64,9 @@ import Testing
         #expect(await iterator.next() == nil)
         try await TestRedis.withClient { redis throws in
             // Redis notices the closed connection asynchronously.
-            #expect(try await TestRedis.eventually { try await TestRedis.subscriberCount(channel, client: redis) == 0 })
+            try await waitUntil("the channel has no subscriber", timeout: .seconds(10), interval: .milliseconds(50)) {
+                try await TestRedis.subscriberCount(channel, client: redis) == 0
+            }
         }
     }
 

@@ -44,18 +44,6 @@ enum TestRedis {
         }
     }
 
-    /// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-    static func eventually(
-        within timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
-    ) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return try await condition()
-    }
-
     /// Subscriber count of `channel` as Redis sees it.
     static func subscriberCount(_ channel: String, client: RedisClient) async throws -> Int? {
         try await client.command("PUBSUB", "NUMSUB", channel).arrayValue?.last?.intValue
