@@ -28,8 +28,19 @@ test_phase() (
   set +e
   name=$1 expected=$2 log=$3
   shift 3
-  swift test --skip-build "$@" 2>&1 | tee "$log"
+  # The phase's temporary files (the logs of the processes its tests start, their keys and
+  # certificates, private servers' folders) in a folder of its own, not loose in /tmp where
+  # every run left hundreds: removed when the phase passes, kept and named when it fails.
+  # Open to the postgres user, which runs the private Postgres servers some tests start in it.
+  tmp=$(mktemp -d -t "latchkey-$name-tests.XXXXXX")
+  chmod 755 "$tmp"
+  TMPDIR=$tmp swift test --skip-build "$@" 2>&1 | tee "$log"
   status=${PIPESTATUS[0]}
+  if [ "$status" -eq 0 ]; then
+    rm -rf "$tmp"
+  else
+    echo "test: the $name phase's temporary files are kept in $tmp"
+  fi
   ran=$(sed -n 's/.*Test run with \([0-9][0-9]*\) tests\{0,1\} in .*/\1/p' "$log" | tail -n 1)
   if [ -z "$ran" ] || [ "$ran" -lt "$expected" ]; then
     echo "test: the $name phase ran ${ran:-no} tests; its folders declare $expected" >&2
