@@ -30,9 +30,7 @@ import Testing
             #expect(await iterator.next()?.payload == "before cancel")
             subscription.cancel()
             #expect(await iterator.next() == nil)
-            try await waitUntil("the channel has no subscriber", timeout: .seconds(10), interval: .milliseconds(50)) {
-                try await TestRedis.subscriberCount(channel, client: redis) == 0
-            }
+            try await TestRedis.waitUntilUnsubscribed(channel, client: redis)
         }
     }
 
@@ -49,9 +47,7 @@ import Testing
             consumer.cancel()
             // Returns only because the sequence ended.
             _ = try await withDeadline("the subscription ends with its consumer") { await consumer.value }
-            try await waitUntil("the channel has no subscriber", timeout: .seconds(10), interval: .milliseconds(50)) {
-                try await TestRedis.subscriberCount(channel, client: redis) == 0
-            }
+            try await TestRedis.waitUntilUnsubscribed(channel, client: redis)
         }
     }
 
@@ -64,9 +60,7 @@ import Testing
         #expect(await iterator.next() == nil)
         try await TestRedis.withClient { redis throws in
             // Redis notices the closed connection asynchronously.
-            try await waitUntil("the channel has no subscriber", timeout: .seconds(10), interval: .milliseconds(50)) {
-                try await TestRedis.subscriberCount(channel, client: redis) == 0
-            }
+            try await TestRedis.waitUntilUnsubscribed(channel, client: redis)
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Redis
+import TestSupport
 import Testing
 
 /// Access to the shared throwaway Redis named by `REDIS_URL`, and helpers shared by the tests.
@@ -47,5 +48,17 @@ enum TestRedis {
     /// Subscriber count of `channel` as Redis sees it.
     static func subscriberCount(_ channel: String, client: RedisClient) async throws -> Int? {
         try await client.command("PUBSUB", "NUMSUB", channel).arrayValue?.last?.intValue
+    }
+
+    /// Waits (up to 10 s) until Redis counts no subscriber of `channel`: it notices a closed or
+    /// unsubscribed connection asynchronously.
+    static func waitUntilUnsubscribed(
+        _ channel: String, client: RedisClient, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        try await waitUntil(
+            "the channel has no subscriber", timeout: .seconds(10), interval: .milliseconds(50), sourceLocation: sourceLocation
+        ) {
+            try await subscriberCount(channel, client: client) == 0
+        }
     }
 }
