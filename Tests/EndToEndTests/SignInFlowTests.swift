@@ -151,7 +151,9 @@ struct SignInFlowTests {
             // Readiness and metrics are on the operations port only, not the public one.
             let ready = try await stack.ops("gateway", "/readyz")
             #expect(ready.status == 200)
-            #expect(ready.json["checks"] as? [String: String] == ["redis": "ok", "identity": "ok", "tokens": "ok", "content-state": "ok"])
+            #expect(
+                ready.json["checks"] as? [String: String]
+                    == ["redis": "ok", "identity": "ok", "tokens": "ok", "content-state": "ok", "content-reads": "ok"])
             #expect(try await stack.request("GET", "/readyz").status == 404)
             #expect(try await stack.request("GET", "/metrics").status == 404)
             #expect(try await stack.ops("gateway", "/healthz").status == 200)

@@ -83,7 +83,7 @@ public struct RPCRouter: Sendable {
     }
 
     /// Maps what a handler threw to the catalogue; anything unknown is logged and becomes `internal`.
-    static func rpcError(for error: any Error, logger: Logger) -> RPCError {
+    public static func rpcError(for error: any Error, logger: Logger) -> RPCError {
         switch error {
         case let error as RPCError:
             return error

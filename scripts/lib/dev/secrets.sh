@@ -33,7 +33,7 @@ cmd_secrets() {
   # service_token is what the gateway presents to the backends, read_filter_token what
   # Examples/read-filter would (both named in rpc_callers, below).
   for name in service_token read_filter_token postgres_password postgres_identity_password postgres_tokens_password \
-    postgres_content_state_password redis_password; do
+    postgres_content_state_password postgres_gateway_password redis_password; do
     if [ ! -s "$dir/$name" ]; then
       (umask 022 && random_secret 32 >"$dir/$name")
       echo "secrets: wrote $dir/$name"

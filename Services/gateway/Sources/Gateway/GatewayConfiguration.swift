@@ -13,6 +13,8 @@ public struct GatewayConfiguration: Sendable {
     public var identityEndpoints: [RPCEndpoint]
     public var tokensEndpoints: [RPCEndpoint]
     public var contentStateEndpoints: [RPCEndpoint]
+    /// The content reads answered in the gateway's own process (`CONTENT_READ_DATABASE_URL`).
+    public var contentReads: ContentReadSettings?
     public var maxBodyBytes: Int
     /// Pinned when verifying access tokens: the same values `tokens` signs with.
     public var jwtIssuer: String
@@ -49,6 +51,18 @@ public struct GatewayConfiguration: Sendable {
         /// `PUBLIC_BASE_URL`: the scheme, host and any path prefix clients call the gateway by,
         /// which a proof's `htu` must name; unset, the request's own scheme and `Host`.
         public var publicBaseURL: String?
+    }
+
+    /// A read-only connection to content-state's schema: favorites pages, state queries and
+    /// the changes feed are then read by the gateway itself, one hop fewer; every write and
+    /// every other call still goes to content-state, which owns and migrates the schema.
+    public struct ContentReadSettings: Sendable {
+        /// `CONTENT_READ_DATABASE_URL`: a libpq URI of a role that may only read schema `content`.
+        public var databaseURL: String
+        /// `CONTENT_READ_POOL_SIZE` (8): connections of the gateway's read pool.
+        public var poolSize: Int
+        /// `MAX_BATCH` (500): the most item ids one state query may carry, as content-state's.
+        public var maxBatch: Int
     }
 
     public struct RateLimits: Sendable {
@@ -106,6 +120,14 @@ public struct GatewayConfiguration: Sendable {
                 throw ConfigurationError.invalid("PUBLIC_BASE_URL", "the URL clients call the gateway by (https://api.example.com)")
             }
             while publicBaseURL?.hasSuffix("/") == true { publicBaseURL?.removeLast() }
+        }
+        if let url = env.optional("CONTENT_READ_DATABASE_URL") {
+            guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+                throw ConfigurationError.invalid("CONTENT_READ_DATABASE_URL", "a postgres:// URL")
+            }
+            self.contentReads = ContentReadSettings(
+                databaseURL: url, poolSize: try env.int("CONTENT_READ_POOL_SIZE", default: 8, range: 1...200),
+                maxBatch: try env.int("MAX_BATCH", default: 500, range: 1...2_000))
         }
         self.dpop = DPoPSettings(
             required: try env.bool("DPOP_REQUIRED", default: false),

@@ -2,7 +2,7 @@ import ContentStateAPI
 import ServiceProtocol
 
 extension ContentStateMethods {
-    static func registerFavorites(on router: inout RPCRouter, store: ContentStore) {
+    static func registerFavorites(on router: inout RPCRouter, store: ContentStore, reads: ContentReads) {
         router.register(ContentState.favoritesPut) { (params: FavoritePutParams, _) -> Favorite in
             let id = try ItemID(validating: params.itemID)
             try FavoriteRules.validate(nickname: params.nickname, position: params.position)
@@ -25,11 +25,6 @@ extension ContentStateMethods {
             return FavoriteToggleResult(itemID: id.value, favorited: outcome.states[id]?.isFavorited ?? false)
         }
 
-        router.registerRaw(ContentState.favoritesList) { (params: FavoritesListParams, _) -> RawJSON in
-            let order = params.order ?? .recent
-            let limit = try PageLimit.validated(params.limit)
-            let cursor = try cursor(params.cursor, order == .recent ? .favoritesRecent : .favoritesPosition)
-            return try await store.favorites(user: params.userID, order: order, limit: limit, after: cursor).rawJSON
-        }
+        router.registerRaw(ContentState.favoritesList) { (params: FavoritesListParams, _) in try await reads.favorites(params) }
     }
 }

@@ -9,9 +9,10 @@ public enum ContentStateMethods {
     /// migrated).
     public static func register(on router: inout RPCRouter, postgres: PostgresClient, configuration: ContentStateConfiguration) {
         let store = ContentStore(postgres: postgres, configuration: configuration)
-        registerFavorites(on: &router, store: store)
+        let reads = ContentReads(store: store)
+        registerFavorites(on: &router, store: store, reads: reads)
         registerMarks(on: &router, store: store)
-        registerState(on: &router, store: store)
+        registerState(on: &router, store: store, reads: reads)
     }
 
     /// The cursor of a caller, if any, checked against the list it is used for.

@@ -1,4 +1,5 @@
 import ContentStateAPI
+import ContentStateService
 import Foundation
 import Hummingbird
 import NIOCore
@@ -9,6 +10,9 @@ import ServiceProtocol
 /// content-state wrote it.
 struct ContentRoutes: Sendable {
     let contentState: RPCClient
+    /// The reads answered in this process, from the content schema, when the gateway has
+    /// its own read-only connection to it (`CONTENT_READ_DATABASE_URL`); nil: over RPC.
+    let reads: ContentReads?
     let maxBodyBytes: Int
 
     func add(to group: RouterGroup<GatewayRequestContext>) {
@@ -37,6 +41,7 @@ struct ContentRoutes: Sendable {
                 order = value
             }
             let params = FavoritesListParams(userID: page.userID, order: order, limit: page.limit, cursor: page.cursor)
+            if let reads = self.reads { return try await Self.answer(context) { try await reads.favorites(params) } }
             return try await self.forward(ContentState.favoritesList, params, idempotent: true, context: context)
         }
         self.addMarks("read", mark: ContentState.readMark, unmark: ContentState.readUnmark, list: ContentState.readList, to: group)
@@ -51,11 +56,13 @@ struct ContentRoutes: Sendable {
         group.post("state/query") { request, context in
             let itemIDs = try await JSONBody.itemIDs(request, limit: self.maxBodyBytes)
             let params = StateQueryParams(userID: try Self.userID(context), itemIDs: itemIDs)
+            if let reads = self.reads { return try await Self.answer(context) { try await reads.state(params) } }
             return try await self.forward(ContentState.stateQuery, params, idempotent: true, context: context)
         }
         group.get("state/changes") { request, context in
             let since = request.uri.queryParameters["since"].map(String.init)
             let params = ChangesParams(userID: try Self.userID(context), since: since, limit: try Self.limit(request))
+            if let reads = self.reads { return try await Self.answer(context) { try await reads.changes(params) } }
             return try await self.forward(ContentState.stateChanges, params, idempotent: true, context: context)
         }
     }
@@ -81,6 +88,16 @@ struct ContentRoutes: Sendable {
     ) async throws -> Response {
         jsonResponse(
             try await self.contentState.callReturningJSON(method, params, options: Backends.options(context, idempotent: idempotent)))
+    }
+
+    /// A read answered in this process: its JSON, or its error as content-state would have
+    /// answered it over RPC.
+    private static func answer(_ context: GatewayRequestContext, _ read: () async throws -> RawJSON) async throws -> Response {
+        do {
+            return jsonResponse(try await read().bytes)
+        } catch {
+            throw RPCRouter.rpcError(for: error, logger: context.logger)
+        }
     }
 
     private func forwardNoContent<Result>(

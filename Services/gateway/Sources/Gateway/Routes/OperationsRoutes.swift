@@ -1,16 +1,18 @@
+import Postgres
 import Redis
 import ServiceKit
 import ServiceProtocol
 
-/// What the gateway's `/readyz` asks: Redis answers, and every backend answers `health` with
-/// `ok` (within two seconds).
+/// What the gateway's `/readyz` asks: Redis answers, every backend answers `health` with
+/// `ok` (within two seconds), and the content read pool, when there is one, reaches Postgres.
 struct ReadinessChecks {
     struct Degraded: Error {
         var status: String
     }
 
-    static func all(redis: RedisClient, backends: Backends) -> [HealthCheck] {
-        [.redis(redis)]
+    static func all(redis: RedisClient, backends: Backends, contentReads: PostgresClient? = nil) -> [HealthCheck] {
+        (contentReads.map { postgres in [HealthCheck("content-reads") { try await postgres.ping() }] } ?? [])
+            + [.redis(redis)]
             + [("identity", backends.identity), ("tokens", backends.tokens), ("content-state", backends.contentState)].map { name, client in
                 HealthCheck(name) {
                     let health = try await client.call(Health.method, Empty(), as: Health.Result.self, options: .init(timeout: .seconds(2)))
