@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Creates (or updates) the Secrets the Kubernetes manifests read, from the files in ./secrets/
 # that `scripts/dev secrets` writes for docker compose (service_token, postgres_password,
-# postgres_{identity,tokens,content_state}_password, admin_password_hash, signing-keys/*.pem).
+# postgres_{identity,tokens,content_state,gateway}_password, admin_password_hash, signing-keys/*.pem).
 # No secret value is ever in the repository.
 #   deploy/kubernetes/create-secrets.sh --development          # for overlays/development
 #   IDENTITY_DATABASE_URL="postgres://latchkey_identity:PW@db.example.com:5432/latchkey?sslmode=verify-full&sslrootcert=/etc/latchkey/postgres/ca.crt" \
-#   TOKENS_DATABASE_URL=... CONTENT_STATE_DATABASE_URL=... \
+#   TOKENS_DATABASE_URL=... CONTENT_STATE_DATABASE_URL=... [GATEWAY_DATABASE_URL=...] \
 #   IDENTITY_REDIS_URL=rediss://identity:PW@redis.example.com:6379/0 TOKENS_REDIS_URL=... GATEWAY_REDIS_URL=... \
 #   POSTGRES_CA_FILE=db-ca.pem REDIS_CA_FILE=redis-ca.pem \
 #     deploy/kubernetes/create-secrets.sh                      # for the base (external stores)
-# Each backend connects to Postgres as its own role, and identity, tokens and the gateway to
+# Each backend connects to Postgres as its own role (the gateway, when GATEWAY_DATABASE_URL is
+# given, as one that may only read schema content: its own content reads), and identity, tokens and the gateway to
 # Redis as their own ACL user (deploy/kubernetes/redis-users.acl). With --development the
 # Redis users' passwords are made once in DIR/redis_{identity,tokens,gateway}_password, and
 # the Secret latchkey-redis also holds the development Redis' ACL file (users.acl).
@@ -116,7 +117,8 @@ database=() redis=()
 if $development; then
   [ -s "$secrets/postgres_password" ] || fail "$secrets/postgres_password is missing (scripts/dev secrets writes it)"
   database+=(--from-file=password="$(value "$secrets/postgres_password" postgres-password)")
-  for service in identity tokens content-state; do
+  # The gateway's role only reads schema content (CONTENT_READ_DATABASE_URL).
+  for service in identity tokens content-state gateway; do
     file=$secrets/postgres_${service//-/_}_password
     password=$(url_safe "$file")
     printf 'postgres://latchkey_%s:%s@postgres:5432/latchkey?sslmode=verify-full&sslrootcert=/etc/latchkey/postgres/ca.crt' \
@@ -155,6 +157,14 @@ else
     printf '%s' "${!variable}" >"$work/$service-database-url"
     database+=(--from-file="$service-url=$work/$service-database-url")
   done
+  # Optional: the gateway's read-only role (latchkey_gateway, SELECT on schema content); without
+  # it the gateway reads content over content-state.
+  if [ -n "${GATEWAY_DATABASE_URL:-}" ]; then
+    [[ $GATEWAY_DATABASE_URL == *sslmode=verify-full* ]] ||
+      fail "GATEWAY_DATABASE_URL: add sslmode=verify-full&sslrootcert=/etc/latchkey/postgres/ca.crt"
+    printf '%s' "$GATEWAY_DATABASE_URL" >"$work/gateway-database-url"
+    database+=(--from-file="gateway-url=$work/gateway-database-url")
+  fi
   for service in identity tokens gateway; do
     variable=${service^^}_REDIS_URL
     [ -n "${!variable:-}" ] || fail "set $variable (its own Redis ACL user, redis-users.acl) or use --development"

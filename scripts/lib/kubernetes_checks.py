@@ -48,12 +48,13 @@ SOURCE_FOLDERS = ["Services", "Shared", "Tools"]
 # The Secrets an operator creates (docs/deploy.md) and their keys; manifests may use no other.
 SECRETS = {
     "latchkey-service-token": {"service-token"},
-    # Each backend its own role (identity-url, ...); the development overlay's Postgres makes the
-    # roles from the *-password keys, and password is its admin role's.
+    # Each backend its own role (identity-url, ...), the gateway one that only reads schema content
+    # (gateway-url, optional); the development overlay's Postgres makes the roles from the
+    # *-password keys, and password is its admin role's.
     # ca.crt: the authority of the Postgres server's certificate (sslrootcert); server.* the
     # development Postgres' own.
-    "latchkey-database": {"identity-url", "tokens-url", "content-state-url",
-                          "password", "identity-password", "tokens-password", "content-state-password",
+    "latchkey-database": {"identity-url", "tokens-url", "content-state-url", "gateway-url",
+                          "password", "identity-password", "tokens-password", "content-state-password", "gateway-password",
                           "ca.crt", "server.crt", "server.key"},
     # Each Redis client its own ACL user; users.acl is the development Redis' ACL file; ca.crt the
     # authority of the Redis server's certificate (rediss://), server.* the development Redis' own.
@@ -237,9 +238,10 @@ def check_transport_security(checker, here, executable, container, pod):
             checker.fail(here, f"{variable} is not set: TLS and named callers are on in every deployment")
         elif mounted_file(container, pod, path) != source:
             checker.fail(here, f"{variable}={path} is not Secret {source[0]} key {source[1]} mounted there")
-    if "DATABASE_URL" in environment and mounted_file(container, pod, "/etc/latchkey/postgres/ca.crt") != \
-            ("latchkey-database", "ca.crt"):
-        checker.fail(here, "the Postgres authority (DATABASE_URL's sslrootcert) is not mounted at /etc/latchkey/postgres/ca.crt")
+    for variable in ("DATABASE_URL", "CONTENT_READ_DATABASE_URL"):
+        if variable in environment and mounted_file(container, pod, "/etc/latchkey/postgres/ca.crt") != \
+                ("latchkey-database", "ca.crt"):
+            checker.fail(here, f"the Postgres authority ({variable}'s sslrootcert) is not mounted at /etc/latchkey/postgres/ca.crt")
 
 
 def check_objects(checker, name, objects, read_names):

@@ -7,7 +7,8 @@ import ServiceProtocol
 
 /// Favorites, read marks, unlikes, state queries and the changes feed (DESIGN.md section 6):
 /// each a call of content-state for the verified user, whose result is the response body as
-/// content-state wrote it.
+/// content-state wrote it; with `reads`, a favorites page, a state query and a changes page are
+/// read here by content-state's own code (`ContentReads`), the same body without the hop.
 struct ContentRoutes: Sendable {
     let contentState: RPCClient
     /// The reads answered in this process, from the content schema, when the gateway has
