@@ -146,7 +146,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "ServiceKit", "ServiceProtocol", "AccountAdministration", "AuditAPI", "IdentityAPI", "TokensAPI", "ContentStateAPI", "ContentStateService", "Postgres", "TokensJWT", "TextCoding", "CompactJSON", "DPoP", "Redis", hummingbird, jwt, crypto, logging, lifecycle, metrics, nio, nioPosix,
+                "ServiceKit", "ServiceProtocol", "AccountAdministration", "AuditAPI", "IdentityAPI", "TokensAPI", "ContentStateAPI", "ContentStateService", "Postgres", "PostgresService", "TokensJWT", "TextCoding", "CompactJSON", "DPoP", "Redis", hummingbird, jwt, crypto, logging, lifecycle, metrics, nio, nioPosix,
                 nioFoundation,
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdCore", package: "hummingbird"), nioHTTP1,

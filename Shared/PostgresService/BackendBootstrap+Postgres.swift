@@ -9,10 +9,7 @@ extension BackendBootstrap {
         _ env: EnvironmentReader, schema: String, migrations: [Migration], logger: Logger,
         startupTimeout: Duration = .seconds(30)
     ) async throws -> PostgresClient {
-        let url = try env.required("DATABASE_URL")
-        guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
-            throw ConfigurationError.invalid("DATABASE_URL", "a postgres:// URL")
-        }
+        guard let url = try env.postgresURL("DATABASE_URL") else { throw ConfigurationError.missing("DATABASE_URL") }
         let poolSize = try env.int("DATABASE_POOL_SIZE", default: 8, range: 1...200)
         let client = PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: poolSize), logger: logger)
         try await retryingAtStart("Postgres", timeout: startupTimeout, logger: logger) {
@@ -22,9 +19,20 @@ extension BackendBootstrap {
     }
 }
 
+extension EnvironmentReader {
+    /// The libpq URI in `name` (`postgres://` or `postgresql://`); nil when it is not set.
+    public func postgresURL(_ name: String) throws -> String? {
+        guard let url = self.optional(name) else { return nil }
+        guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+            throw ConfigurationError.invalid(name, "a postgres:// URL")
+        }
+        return url
+    }
+}
+
 extension HealthCheck {
-    /// `/readyz` while the pool reaches Postgres.
-    public static func postgres(_ client: PostgresClient) -> HealthCheck {
-        HealthCheck("postgres") { try await client.ping() }
+    /// `/readyz` while the pool reaches Postgres, under `name`.
+    public static func postgres(_ client: PostgresClient, name: String = "postgres") -> HealthCheck {
+        HealthCheck(name) { try await client.ping() }
     }
 }

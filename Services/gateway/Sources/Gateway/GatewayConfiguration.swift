@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PostgresService
 import ServiceKit
 import ServiceProtocol
 import TextCoding
@@ -121,10 +122,7 @@ public struct GatewayConfiguration: Sendable {
             }
             while publicBaseURL?.hasSuffix("/") == true { publicBaseURL?.removeLast() }
         }
-        if let url = env.optional("CONTENT_READ_DATABASE_URL") {
-            guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
-                throw ConfigurationError.invalid("CONTENT_READ_DATABASE_URL", "a postgres:// URL")
-            }
+        if let url = try env.postgresURL("CONTENT_READ_DATABASE_URL") {
             self.contentReads = ContentReadSettings(
                 databaseURL: url, poolSize: try env.int("CONTENT_READ_POOL_SIZE", default: 8, range: 1...200),
                 maxBatch: try env.int("MAX_BATCH", default: 500, range: 1...2_000))

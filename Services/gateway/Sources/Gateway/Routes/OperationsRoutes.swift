@@ -1,4 +1,5 @@
 import Postgres
+import PostgresService
 import Redis
 import ServiceKit
 import ServiceProtocol
@@ -11,7 +12,7 @@ struct ReadinessChecks {
     }
 
     static func all(redis: RedisClient, backends: Backends, contentReads: PostgresClient? = nil) -> [HealthCheck] {
-        (contentReads.map { postgres in [HealthCheck("content-reads") { try await postgres.ping() }] } ?? [])
+        (contentReads.map { [.postgres($0, name: "content-reads")] } ?? [])
             + [.redis(redis)]
             + [("identity", backends.identity), ("tokens", backends.tokens), ("content-state", backends.contentState)].map { name, client in
                 HealthCheck(name) {
