@@ -88,6 +88,17 @@ public struct PostgresRow: Sendable {
         return try decodeCell(at: index, label: columns.names[index])
     }
 
+    /// The bytes of the cell at `index` (0-based) as the server sent them, read in place by
+    /// `body`; nil for NULL. A text column's bytes are its UTF-8 in either result format: a
+    /// reader that writes the text on (into JSON, say) needs no `String` in between.
+    @inlinable
+    public func withBytes<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> R) throws -> R? {
+        guard columns.names.indices.contains(index) else {
+            throw PostgresError.decoding(column: "#\(index)", message: "no such column")
+        }
+        return columns.withCell(firstCell + index, body)
+    }
+
     @inlinable
     func decodeCell<T: PostgresDecodable>(at index: Int, label: String) throws -> T {
         let type = columns.types[index]

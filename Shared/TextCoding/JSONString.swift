@@ -28,19 +28,28 @@ public enum JSONString {
     /// non-ASCII included, is written as its UTF-8 bytes.
     @inlinable
     public static func write<Sink: JSONByteSink>(_ text: String, escapingSlashes: Bool = false, to sink: inout Sink) {
+        // A native string's bytes are checked and copied in place: most are plain.
+        let written: Void? = text.utf8.withContiguousStorageIfAvailable { storage in
+            self.write(utf8: storage, escapingSlashes: escapingSlashes, to: &sink)
+        }
+        if written == nil {
+            sink.write("\"")
+            for byte in text.utf8 { self.writeEscaped(byte, escapingSlashes: escapingSlashes, to: &sink) }
+            sink.write("\"")
+        }
+    }
+
+    /// Text given as its UTF-8 bytes (a text cell of a Postgres row, read in place), written as
+    /// `write` writes a `String` of them: no `String` in between.
+    @inlinable
+    public static func write<Sink: JSONByteSink>(utf8 bytes: UnsafeBufferPointer<UInt8>, escapingSlashes: Bool = false, to sink: inout Sink) {
         sink.write("\"")
         // Without escaping, the slash test repeats the quote's: a slash is then plain.
         let slash: UInt8 = escapingSlashes ? UInt8(ascii: "/") : UInt8(ascii: "\"")
-        // A native string's bytes are checked and copied in place: most are plain.
-        let plain = text.utf8.withContiguousStorageIfAvailable { storage -> Bool in
-            for byte in storage where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == slash {
-                return false
-            }
-            sink.write(storage)
-            return true
-        }
-        if plain != true {
-            for byte in text.utf8 { self.writeEscaped(byte, escapingSlashes: escapingSlashes, to: &sink) }
+        if bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == slash }) {
+            for byte in bytes { self.writeEscaped(byte, escapingSlashes: escapingSlashes, to: &sink) }
+        } else {
+            sink.write(bytes)
         }
         sink.write("\"")
     }

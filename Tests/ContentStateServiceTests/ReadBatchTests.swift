@@ -79,10 +79,10 @@ import Testing
 
         // The changes feed, from different versions, and the read marks.
         let changes: [@Sendable () async throws -> ChangesPage] = [
-            { try await store.changes(user: full, after: 0, limit: 4) },
-            { try await store.changes(user: full, after: 4, limit: 100) },
-            { try await store.changes(user: single, after: 0, limit: 100) },
-            { try await store.changes(user: empty, after: 0, limit: 100) },
+            { try ChangesPage(try await store.changes(user: full, after: 0, limit: 4)) },
+            { try ChangesPage(try await store.changes(user: full, after: 4, limit: 100)) },
+            { try ChangesPage(try await store.changes(user: single, after: 0, limit: 100)) },
+            { try ChangesPage(try await store.changes(user: empty, after: 0, limit: 100)) },
         ]
         let feeds = try await queued(.changes, on: store, changes).map { try $0.get() }
         for (read, page) in zip(changes, feeds) {

@@ -128,20 +128,6 @@ import Testing
         #expect(throws: ContentStateError.self) { try ItemFlagsTable(validating: ["a", "tab\t"], maximum: 2) }
         #expect(throws: ContentStateError.self) { try ItemFlagsTable(validating: [""], maximum: 2) }
     }
-
-    @Test func changesPagesReadBackAsWritten() throws {
-        let changes = Self.awkward.enumerated().map { index, text in
-            var state = ItemState.empty
-            if index % 2 == 0 { (state.favoritedAt, state.nickname, state.position) = (Timestamp(milliseconds: 1000), text, Int64(index)) }
-            if index % 3 == 0 { state.readAt = Timestamp(milliseconds: 2000) }
-            if index == 3 { state.unlikedAt = Timestamp(milliseconds: 3000) }
-            return Change(itemID: text, state: state, updatedAt: Timestamp(milliseconds: 4000 + Int64(index)))
-        }
-        for page in [ChangesPage(changes: changes, nextCursor: "c1", hasMore: true), ChangesPage(changes: [], nextCursor: "c0", hasMore: false)] {
-            let written = try JSONDecoder().decode(ChangesPage.self, from: Data(buffer: page.rawJSON.bytes))
-            #expect(written == page)
-        }
-    }
 }
 
 @Suite struct PostgresTextArrayTests {

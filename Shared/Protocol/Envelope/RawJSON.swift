@@ -44,6 +44,12 @@ public struct RawJSON: Sendable {
         EnvelopeWriter.writeQuoted(string, to: &self.storage)
     }
 
+    /// A JSON string of text given as its UTF-8 bytes (a text cell read in place, say),
+    /// escaped as `append(string:)` escapes.
+    public mutating func append(utf8String bytes: UnsafeRawBufferPointer) {
+        JSONString.write(utf8: bytes.bindMemory(to: UInt8.self), to: &self.storage)
+    }
+
     /// A JSON string, or `null` for nil.
     public mutating func append(string: String?) {
         if let string { self.append(string: string) } else { self.storage.write("null") }

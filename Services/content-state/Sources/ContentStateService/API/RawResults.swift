@@ -1,4 +1,5 @@
 import ContentStateAPI
+import Postgres
 import ServiceProtocol
 
 // The results of the read methods a client calls most (a page of favorites, the state of a
@@ -53,38 +54,63 @@ extension ItemFlagsTable {
 }
 
 extension ChangesPage {
-    var rawJSON: RawJSON {
-        var json = RawJSON(capacity: 96 + self.changes.count * 256)
+    /// The page of `rows` (`ContentStore.selectChanges`' columns, oldest first; a row beyond
+    /// `limit` says there are more) after version `version`, as `JSONEncoder` writes a
+    /// `ChangesPage` (its `Decodable` reads it back). Written from the cells as they come: no
+    /// `Change` and no `String` in between, where a page of 100 made 200 strings and copied 100
+    /// changes twice (8 % of the gateway's samples under the changes feed).
+    static func rawJSON(rows: [PostgresRow], limit: Int, after version: Int64) throws -> RawJSON {
+        var json = RawJSON(capacity: 96 + min(rows.count, limit) * 256)
         json.append(#"{"changes":["#)
-        for (index, change) in self.changes.enumerated() {
-            if index > 0 { json.append(",") }
-            json.append(#"{"item_id":"#)
-            json.append(string: change.itemID)
-            json.append(#","favorited":"#)
-            json.append(bool: change.favorited)
-            json.append(#","nickname":"#)
-            json.append(string: change.nickname)
-            json.append(#","position":"#)
-            json.append(integer: change.position)
-            json.append(#","read":"#)
-            json.append(bool: change.read)
-            json.append(#","unliked":"#)
-            json.append(bool: change.unliked)
-            json.append(#","updated_at":"#)
-            json.append(rfc3339Milliseconds: change.updatedAt.milliseconds)
-            json.append(#","favorited_at":"#)
-            json.append(rfc3339Milliseconds: change.favoritedAt?.milliseconds)
-            json.append(#","read_at":"#)
-            json.append(rfc3339Milliseconds: change.readAt?.milliseconds)
-            json.append(#","unliked_at":"#)
-            json.append(rfc3339Milliseconds: change.unlikedAt?.milliseconds)
-            json.append("}")
+        var lastVersion = version
+        if let first = rows.first {
+            let columns = try ItemStateColumns(first)
+            let itemID = try first.requiredColumnIndex("item_id")
+            let updated = try first.requiredColumnIndex("updated_ms")
+            let rowVersion = try first.requiredColumnIndex("version")
+            for (index, row) in rows.prefix(limit).enumerated() {
+                if index > 0 { json.append(",") }
+                let favoritedAt = try row.decode(columns.favorited, as: Int64?.self)
+                json.append(#"{"item_id":"#)
+                try json.append(text: row, itemID)
+                json.append(#","favorited":"#)
+                json.append(bool: favoritedAt != nil)
+                json.append(#","nickname":"#)
+                try json.append(text: row, columns.nickname)
+                json.append(#","position":"#)
+                json.append(integer: try row.decode(columns.position, as: Int64?.self))
+                let readAt = try row.decode(columns.read, as: Int64?.self)
+                let unlikedAt = try row.decode(columns.unliked, as: Int64?.self)
+                json.append(#","read":"#)
+                json.append(bool: readAt != nil)
+                json.append(#","unliked":"#)
+                json.append(bool: unlikedAt != nil)
+                json.append(#","updated_at":"#)
+                json.append(rfc3339Milliseconds: try row.decode(updated, as: Int64.self))
+                json.append(#","favorited_at":"#)
+                json.append(rfc3339Milliseconds: favoritedAt)
+                json.append(#","read_at":"#)
+                json.append(rfc3339Milliseconds: readAt)
+                json.append(#","unliked_at":"#)
+                json.append(rfc3339Milliseconds: unlikedAt)
+                json.append("}")
+                lastVersion = try row.decode(rowVersion, as: Int64.self)
+            }
         }
         json.append(#"],"next_cursor":"#)
-        json.append(string: self.nextCursor)
+        json.append(string: PageCursor(kind: .changes, key: lastVersion).encoded)
         json.append(#","has_more":"#)
-        json.append(bool: self.hasMore)
+        json.append(bool: rows.count > limit)
         json.append("}")
         return json
+    }
+}
+
+extension RawJSON {
+    /// The text cell at `column` of `row` as a JSON string, or `null` for NULL: its bytes
+    /// read in place.
+    fileprivate mutating func append(text row: PostgresRow, _ column: Int) throws {
+        let written = try row.withBytes(column) { self.append(utf8String: $0) }
+        if written == nil { self.append("null") }
     }
 }

@@ -37,6 +37,6 @@ public struct ContentReads: Sendable {
     public func changes(_ params: ChangesParams) async throws -> RawJSON {
         let limit = try PageLimit.validated(params.limit)
         let since = try ContentStateMethods.cursor(params.since, .changes)?.key ?? 0
-        return try await store.changes(user: params.userID, after: since, limit: limit).rawJSON
+        return try await store.changes(user: params.userID, after: since, limit: limit)
     }
 }

@@ -1,6 +1,7 @@
 import ContentStateAPI
 import Foundation
 import Postgres
+import ServiceProtocol
 
 extension ContentStore {
     /// `table` with the flags of each of its items; items the user never touched stay all false.
@@ -63,27 +64,11 @@ extension ContentStore {
         """
     }
 
-    /// The user's changes with a version above `version`, oldest first, at most `limit`.
-    func changes(user: UUID, after version: Int64, limit: Int) async throws -> ChangesPage {
+    /// The user's changes with a version above `version`, oldest first, at most `limit`: a
+    /// `ChangesPage` as JSON, written from the rows (`ChangesPage.rawJSON(rows:limit:after:)`).
+    func changes(user: UUID, after version: Int64, limit: Int) async throws -> RawJSON {
         let rows = try await read(.changes, user: user, [String(version), String(limit + 1)])
-        var changes: [Change] = []
-        changes.reserveCapacity(min(rows.count, limit))
-        var lastVersion = version
-        if let first = rows.first {
-            let columns = try ItemStateColumns(first)
-            let itemID = try first.requiredColumnIndex("item_id")
-            let updated = try first.requiredColumnIndex("updated_ms")
-            let rowVersion = try first.requiredColumnIndex("version")
-            for row in rows.prefix(limit) {
-                changes.append(Change(
-                    itemID: try row.decode(itemID, as: String.self), state: try ItemState(row: row, columns: columns),
-                    updatedAt: Timestamp(milliseconds: try row.decode(updated, as: Int64.self))))
-                lastVersion = try row.decode(rowVersion, as: Int64.self)
-            }
-        }
-        return ChangesPage(
-            changes: changes, nextCursor: PageCursor(kind: .changes, key: lastVersion).encoded,
-            hasMore: rows.count > limit)
+        return try ChangesPage.rawJSON(rows: rows, limit: limit, after: version)
     }
 
     static let selectChanges = ReadStatement("""
