@@ -153,7 +153,7 @@ struct SignInFlowTests {
             #expect(ready.status == 200)
             #expect(
                 ready.json["checks"] as? [String: String]
-                    == ["redis": "ok", "identity": "ok", "tokens": "ok", "content-state": "ok", "content-reads": "ok"])
+                    == ["redis": "ok", "identity": "ok", "tokens": "ok", "content-state": "ok", "content": "ok"])
             #expect(try await stack.request("GET", "/readyz").status == 404)
             #expect(try await stack.request("GET", "/metrics").status == 404)
             #expect(try await stack.ops("gateway", "/healthz").status == 200)
@@ -167,10 +167,9 @@ struct SignInFlowTests {
             let clientLines = text.split(separator: "\n").filter { $0.hasPrefix("rpc_client_calls_total{") }
             #expect(clientLines.contains { $0.contains(#"service="tokens""#) && $0.contains(#"method="health""#) })
 
-            // The request id reaches the backends' logs.
+            // The request id reaches the backends' logs (the read list is content-state's to answer).
             let session = try await stack.signInApple()
-            _ = try await stack.request(
-                "PUT", "/api/v1/favorites/traced", token: session.accessToken, headers: ["X-Request-ID": "trace-into-backend"])
+            _ = try await stack.request("GET", "/api/v1/read", token: session.accessToken, headers: ["X-Request-ID": "trace-into-backend"])
             let contentState = try #require(stack.processes["content-state"])
             try await waitUntil("content-state logged the request id") {
                 contentState.stdout.contains("trace-into-backend") || contentState.stderr.contains("trace-into-backend")

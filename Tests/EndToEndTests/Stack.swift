@@ -149,8 +149,8 @@ final class Stack: Sendable {
             gateway["TOKENS_ENDPOINTS"] = tokensPorts[gatewayTokensReplicas ?? tokensPorts.indices].map { "127.0.0.1:\($0)" }
                 .joined(separator: ",")
             gateway["CONTENT_STATE_ENDPOINTS"] = "127.0.0.1:\(contentPort)"
-            // As scripts/dev and the deployments run it: the hot content reads from its own pool.
-            gateway["CONTENT_READ_DATABASE_URL"] = common["DATABASE_URL"]
+            // As scripts/dev and the deployments run it: content reads and writes from its own pool.
+            gateway["CONTENT_DATABASE_URL"] = common["DATABASE_URL"]
             gateway["ADMIN_PASSWORD"] = adminPassword
             // Rate limits count per client IP in the shared Redis: each stack's client sends
             // its own forwarded address through loopback, its trusted proxy, so stacks running

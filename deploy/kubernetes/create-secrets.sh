@@ -10,7 +10,7 @@
 #   POSTGRES_CA_FILE=db-ca.pem REDIS_CA_FILE=redis-ca.pem \
 #     deploy/kubernetes/create-secrets.sh                      # for the base (external stores)
 # Each backend connects to Postgres as its own role (the gateway, when GATEWAY_DATABASE_URL is
-# given, as one that may only read schema content: its own content reads), and identity, tokens and the gateway to
+# given, as one that may read, insert and update schema content's tables: its own content calls), and identity, tokens and the gateway to
 # Redis as their own ACL user (deploy/kubernetes/redis-users.acl). With --development the
 # Redis users' passwords are made once in DIR/redis_{identity,tokens,gateway}_password, and
 # the Secret latchkey-redis also holds the development Redis' ACL file (users.acl).
@@ -117,7 +117,7 @@ database=() redis=()
 if $development; then
   [ -s "$secrets/postgres_password" ] || fail "$secrets/postgres_password is missing (scripts/dev secrets writes it)"
   database+=(--from-file=password="$(value "$secrets/postgres_password" postgres-password)")
-  # The gateway's role only reads schema content (CONTENT_READ_DATABASE_URL).
+  # The gateway's role reads, inserts and updates schema content's tables (CONTENT_DATABASE_URL).
   for service in identity tokens content-state gateway; do
     file=$secrets/postgres_${service//-/_}_password
     password=$(url_safe "$file")
@@ -157,8 +157,8 @@ else
     printf '%s' "${!variable}" >"$work/$service-database-url"
     database+=(--from-file="$service-url=$work/$service-database-url")
   done
-  # Optional: the gateway's read-only role (latchkey_gateway, SELECT on schema content); without
-  # it the gateway reads content over content-state.
+  # Optional: the gateway's role (latchkey_gateway: SELECT, INSERT, UPDATE on schema content's
+  # tables); without it the gateway calls content-state for content.
   if [ -n "${GATEWAY_DATABASE_URL:-}" ]; then
     [[ $GATEWAY_DATABASE_URL == *sslmode=verify-full* ]] ||
       fail "GATEWAY_DATABASE_URL: add sslmode=verify-full&sslrootcert=/etc/latchkey/postgres/ca.crt"

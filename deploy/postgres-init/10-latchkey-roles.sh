@@ -5,8 +5,8 @@
 #   latchkey_identity       schema identity   password /run/secrets/postgres_identity_password
 #   latchkey_tokens         schema tokens     password /run/secrets/postgres_tokens_password
 #   latchkey_content_state  schema content    password /run/secrets/postgres_content_state_password
-#   latchkey_gateway        reads schema content, nothing else (the gateway's own content
-#                           reads, CONTENT_READ_DATABASE_URL); password
+#   latchkey_gateway        reads, inserts and updates schema content's tables, nothing else
+#                           (the gateway's own content calls, CONTENT_DATABASE_URL); password
 #                           /run/secrets/postgres_gateway_password, made only when that file is there
 # The roles cannot create schemas, databases or roles; nobody but them and the admin role
 # (POSTGRES_USER) may connect. Each service then applies its own migrations in its schema.
@@ -81,13 +81,16 @@ SQL
 echo "latchkey roles: latchkey_identity, latchkey_tokens and latchkey_content_state own their schemas"
 
 if [ ! -s /run/secrets/postgres_gateway_password ]; then
-  echo "latchkey roles: no /run/secrets/postgres_gateway_password, so no latchkey_gateway: the gateway reads content over content-state"
+  echo "latchkey roles: no /run/secrets/postgres_gateway_password, so no latchkey_gateway: the gateway calls content-state for content"
   exit 0
 fi
 psql -v ON_ERROR_STOP=1 --no-psqlrc --quiet --username "$user" --dbname "$database" --set database="$database" <<'SQL'
 \set gateway_password `cat /run/secrets/postgres_gateway_password`
--- The gateway reads schema content and nothing else: SELECT on its tables, today's and those
--- content-state's migrations make later (default privileges of the schema's owner).
+-- The gateway reads and writes a user's content state with content-state's code and nothing
+-- else: SELECT, INSERT and UPDATE on schema content's tables, today's and those content-state's
+-- migrations make later (default privileges of the schema's owner). Never DELETE or TRUNCATE
+-- (deletions and merges stay content-state's), never DDL; a role made by the release before,
+-- which only read, gains INSERT and UPDATE when this runs again.
 DO $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'latchkey_gateway') THEN
@@ -98,7 +101,7 @@ $$;
 ALTER ROLE latchkey_gateway WITH LOGIN PASSWORD :'gateway_password';
 GRANT CONNECT ON DATABASE :"database" TO latchkey_gateway;
 GRANT USAGE ON SCHEMA content TO latchkey_gateway;
-GRANT SELECT ON ALL TABLES IN SCHEMA content TO latchkey_gateway;
-ALTER DEFAULT PRIVILEGES FOR ROLE latchkey_content_state IN SCHEMA content GRANT SELECT ON TABLES TO latchkey_gateway;
+GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA content TO latchkey_gateway;
+ALTER DEFAULT PRIVILEGES FOR ROLE latchkey_content_state IN SCHEMA content GRANT SELECT, INSERT, UPDATE ON TABLES TO latchkey_gateway;
 SQL
-echo "latchkey roles: latchkey_gateway reads schema content"
+echo "latchkey roles: latchkey_gateway reads and writes schema content's tables"

@@ -20,7 +20,9 @@ SCOPES = {
     "Redis clients (gateway, tokens, identity)": (["Shared/ServiceKit"], lambda name: name.startswith("REDIS_")),
     "Postgres backends (identity, tokens, content-state)": (["Shared/PostgresService"], lambda name: True),
     "Set by each service's launcher": (["Shared/ServiceLaunch"], lambda name: True),
-    "gateway": (["Services/gateway/Sources"], lambda name: True),
+    # The gateway with its own content connection applies content-state's rules, read by
+    # content-state's configuration type from the same variables.
+    "gateway": (["Services/gateway/Sources", "Services/content-state/Sources/ContentStateService/ContentStateConfiguration.swift"], lambda name: True),
     "identity": (["Services/identity/Sources"], lambda name: True),
     "tokens": (["Services/tokens/Sources"], lambda name: True),
     "content-state": (["Services/content-state/Sources"], lambda name: True),
@@ -36,7 +38,9 @@ LAUNCHER_LITERALS = re.compile(r'"([A-Z][A-Za-z0-9_]*_[A-Za-z0-9_]+)"')
 def read_names(folders, launcher):
     names = set()
     for folder in folders:
-        for directory, _, files in os.walk(os.path.join(ROOT, folder)):
+        path = os.path.join(ROOT, folder)
+        walked = [(os.path.dirname(path), [], [os.path.basename(path)])] if os.path.isfile(path) else os.walk(path)
+        for directory, _, files in walked:
             if "Fuzzing" in directory:
                 continue
             for file in files:

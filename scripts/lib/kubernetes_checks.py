@@ -48,7 +48,7 @@ SOURCE_FOLDERS = ["Services", "Shared", "Tools"]
 # The Secrets an operator creates (docs/deploy.md) and their keys; manifests may use no other.
 SECRETS = {
     "latchkey-service-token": {"service-token"},
-    # Each backend its own role (identity-url, ...), the gateway one that only reads schema content
+    # Each backend its own role (identity-url, ...), the gateway one that reads and writes schema content's tables
     # (gateway-url, optional); the development overlay's Postgres makes the roles from the
     # *-password keys, and password is its admin role's.
     # ca.crt: the authority of the Postgres server's certificate (sslrootcert); server.* the
@@ -238,7 +238,7 @@ def check_transport_security(checker, here, executable, container, pod):
             checker.fail(here, f"{variable} is not set: TLS and named callers are on in every deployment")
         elif mounted_file(container, pod, path) != source:
             checker.fail(here, f"{variable}={path} is not Secret {source[0]} key {source[1]} mounted there")
-    for variable in ("DATABASE_URL", "CONTENT_READ_DATABASE_URL"):
+    for variable in ("DATABASE_URL", "CONTENT_DATABASE_URL"):
         if variable in environment and mounted_file(container, pod, "/etc/latchkey/postgres/ca.crt") != \
                 ("latchkey-database", "ca.crt"):
             checker.fail(here, f"the Postgres authority ({variable}'s sslrootcert) is not mounted at /etc/latchkey/postgres/ca.crt")

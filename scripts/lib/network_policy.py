@@ -164,7 +164,7 @@ class Cluster:
 # which an overlay cannot take away). Probe pods stand for other namespaces.
 RPC = {"identity": 7001, "tokens": 7002, "content-state": 7003}
 OPS = {"gateway": 9000, "identity": 9001, "tokens": 9002, "content-state": 9003}
-DATABASE_USERS = ("identity", "tokens", "content-state", "gateway")  # the gateway: its content reads
+DATABASE_USERS = ("identity", "tokens", "content-state", "gateway")  # the gateway: its own content calls
 REDIS_USERS = ("identity", "tokens", "gateway")
 # Ports tried towards the outside of the cluster (pods are tried on every port they declare).
 OUTSIDE_PORTS = [(53, "UDP"), (53, "TCP"), (80, "TCP"), (443, "TCP"), (5432, "TCP"), (6379, "TCP"),

@@ -46,12 +46,12 @@ start_databases() {
   fi
 }
 
-# The gateway's read-only role (CONTENT_READ_DATABASE_URL): it may read schema content, which
-# content-state made and migrated, and nothing else. Run once content-state is up.
-grant_content_reads() {
+# The gateway's role (CONTENT_DATABASE_URL): it may read, insert and update the tables of schema
+# content, which content-state made and migrated, and nothing else. Run once content-state is up.
+grant_content_access() {
   "$(postgres_bin_dir)/psql" -h 127.0.0.1 -p "$postgres_port" -U postgres -d latchkey -v ON_ERROR_STOP=1 -q <<'SQL' >/dev/null
 SELECT 'CREATE ROLE latchkey_gateway LOGIN' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'latchkey_gateway') \gexec
 GRANT USAGE ON SCHEMA content TO latchkey_gateway;
-GRANT SELECT ON ALL TABLES IN SCHEMA content TO latchkey_gateway;
+GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA content TO latchkey_gateway;
 SQL
 }

@@ -70,7 +70,7 @@ start_stack() {
   wait_until identity port_open "$identity_port"
   wait_until tokens port_open "$tokens_port"
   wait_until content-state port_open "$content_state_port"
-  grant_content_reads
+  grant_content_access
 
   local gateway_settings=() name
   for name in RATE_LIMIT_SIGNIN_PER_MIN RATE_LIMIT_REFRESH_PER_MIN RATE_LIMIT_ADMIN_LOGIN_PER_MIN \
@@ -82,7 +82,7 @@ start_stack() {
     "JWT_ISSUER=$jwt_issuer" "JWT_AUDIENCE=$jwt_audience" "ADMIN_PASSWORD=$admin_password" \
     "IDENTITY_ENDPOINTS=127.0.0.1:$identity_port" "TOKENS_ENDPOINTS=127.0.0.1:$tokens_port" \
     "CONTENT_STATE_ENDPOINTS=127.0.0.1:$content_state_port" \
-    "CONTENT_READ_DATABASE_URL=postgres://latchkey_gateway@127.0.0.1:$postgres_port/latchkey" "${gateway_settings[@]}"
+    "CONTENT_DATABASE_URL=postgres://latchkey_gateway@127.0.0.1:$postgres_port/latchkey" "${gateway_settings[@]}"
   wait_until gateway gateway_healthy
 }
 

@@ -27,18 +27,18 @@ public enum GatewayApp {
         let backends = Backends(configuration: configuration, logger: logger)
         let revocationCache = configuration.revocationCacheTTL > 0 ? RevocationCache(timeToLive: .seconds(configuration.revocationCacheTTL)) : nil
         let userCache = configuration.userCacheTTL > 0 ? UserCache(timeToLive: .seconds(configuration.userCacheTTL)) : nil
-        // The content reads from the gateway's own read-only pool, when it has one.
+        // The content calls answered through the gateway's own pool, when it has one.
         var contentPostgres: PostgresClient?
-        var contentReads: ContentReads?
-        if let settings = configuration.contentReads {
+        var contentCalls: ContentCalls?
+        if let settings = configuration.content {
             let postgres = PostgresClient(
                 configuration: PostgresConfiguration(url: settings.databaseURL, poolSize: settings.poolSize), logger: logger)
             contentPostgres = postgres
-            contentReads = ContentReads(postgres: postgres, configuration: ContentStateConfiguration(maxBatch: settings.maxBatch))
+            contentCalls = ContentCalls(postgres: postgres, configuration: settings.rules)
         }
         let router = self.router(
             configuration: configuration, redis: redis, backends: backends, revocationCache: revocationCache, userCache: userCache,
-            contentReads: contentReads, logger: logger)
+            contentCalls: contentCalls, logger: logger)
         let app = PublicHTTPServer(
             responder: router.buildResponder(), maxBodyBytes: configuration.maxBodyBytes, serverName: name, logger: logger
         ).service(address: .hostname(configuration.httpHost, port: configuration.httpPort))
@@ -48,19 +48,19 @@ public enum GatewayApp {
         // Readiness and metrics on their own port, off the public one; started before the
         // HTTP server so that probes answer while it drains.
         let ops = BackendBootstrap.opsServer(
-            common: configuration.common, checks: ReadinessChecks.all(redis: redis, backends: backends, contentReads: contentPostgres),
+            common: configuration.common, checks: ReadinessChecks.all(redis: redis, backends: backends, content: contentPostgres),
             logger: logger)
         let reaper: [any Service] =
             configuration.guestTTL > 0
             ? [GuestReaper(administration: backends.administration, redis: redis, timeToLive: configuration.guestTTL, logger: logger)]
             : []
-        let closeContentReads: [any Service] = contentPostgres.map { postgres in [ShutdownAction { await postgres.shutdown() }] } ?? []
-        return [ShutdownAction { await redis.shutdown() }] + closeContentReads + feeds + backends.all + reaper + [ops, app]
+        let closeContent: [any Service] = contentPostgres.map { postgres in [ShutdownAction { await postgres.shutdown() }] } ?? []
+        return [ShutdownAction { await redis.shutdown() }] + closeContent + feeds + backends.all + reaper + [ops, app]
     }
 
     static func router(
         configuration: GatewayConfiguration, redis: RedisClient, backends: Backends, revocationCache: RevocationCache?,
-        userCache: UserCache?, contentReads: ContentReads? = nil, logger: Logger
+        userCache: UserCache?, contentCalls: ContentCalls? = nil, logger: Logger
     ) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: HTTPMetricsMiddleware())
@@ -99,7 +99,7 @@ public enum GatewayApp {
         auth.addPublic(to: api)
         let authenticated = api.group().add(middleware: authentication)
         auth.addAuthenticated(to: authenticated)
-        ContentRoutes(contentState: backends.contentState, reads: contentReads, maxBodyBytes: configuration.maxBodyBytes).add(to: authenticated)
+        ContentRoutes(contentState: backends.contentState, calls: contentCalls, maxBodyBytes: configuration.maxBodyBytes).add(to: authenticated)
 
         AdminRoutes(
             configuration: configuration.admin, redis: redis, administration: backends.administration, orchestration: orchestration,

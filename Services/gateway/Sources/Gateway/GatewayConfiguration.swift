@@ -1,3 +1,4 @@
+import ContentStateService
 import Crypto
 import Foundation
 import PostgresService
@@ -14,8 +15,8 @@ public struct GatewayConfiguration: Sendable {
     public var identityEndpoints: [RPCEndpoint]
     public var tokensEndpoints: [RPCEndpoint]
     public var contentStateEndpoints: [RPCEndpoint]
-    /// The content reads answered in the gateway's own process (`CONTENT_READ_DATABASE_URL`).
-    public var contentReads: ContentReadSettings?
+    /// The content calls answered in the gateway's own process (`CONTENT_DATABASE_URL`).
+    public var content: ContentDatabaseSettings?
     public var maxBodyBytes: Int
     /// Pinned when verifying access tokens: the same values `tokens` signs with.
     public var jwtIssuer: String
@@ -54,16 +55,20 @@ public struct GatewayConfiguration: Sendable {
         public var publicBaseURL: String?
     }
 
-    /// A read-only connection to content-state's schema: favorites pages, state queries and
-    /// the changes feed are then read by the gateway itself, one hop fewer; every write and
-    /// every other call still goes to content-state, which owns and migrates the schema.
-    public struct ContentReadSettings: Sendable {
-        /// `CONTENT_READ_DATABASE_URL`: a libpq URI of a role that may only read schema `content`.
+    /// The gateway's own connection to content-state's schema: a client's favorites pages,
+    /// state queries and changes feed, and its writes (favorites, read marks, unlikes), are then
+    /// answered by the gateway itself with content-state's code, one hop fewer. The read and
+    /// unlikes lists and every other call still go to content-state, which owns and migrates
+    /// the schema.
+    public struct ContentDatabaseSettings: Sendable {
+        /// `CONTENT_DATABASE_URL`: a libpq URI of a role that may read, insert and update the
+        /// tables of schema `content`, and nothing else (`latchkey_gateway`).
         public var databaseURL: String
-        /// `CONTENT_READ_POOL_SIZE` (8): connections of the gateway's read pool.
+        /// `CONTENT_POOL_SIZE` (8): connections of the gateway's content pool.
         public var poolSize: Int
-        /// `MAX_BATCH` (500): the most item ids one state query may carry, as content-state's.
-        public var maxBatch: Int
+        /// content-state's rules, from the variables content-state reads (`MAX_BATCH`,
+        /// `MAX_FAVORITES_PER_USER`): give the gateway the same values.
+        public var rules: ContentStateConfiguration
     }
 
     public struct RateLimits: Sendable {
@@ -122,10 +127,16 @@ public struct GatewayConfiguration: Sendable {
             }
             while publicBaseURL?.hasSuffix("/") == true { publicBaseURL?.removeLast() }
         }
-        if let url = try env.postgresURL("CONTENT_READ_DATABASE_URL") {
-            self.contentReads = ContentReadSettings(
-                databaseURL: url, poolSize: try env.int("CONTENT_READ_POOL_SIZE", default: 8, range: 1...200),
-                maxBatch: try env.int("MAX_BATCH", default: 500, range: 1...2_000))
+        // The read-only setting of the release before: its role cannot write, so it is refused
+        // by name rather than used for writes or passed over in silence.
+        let renamed = [("CONTENT_READ_DATABASE_URL", "CONTENT_DATABASE_URL"), ("CONTENT_READ_POOL_SIZE", "CONTENT_POOL_SIZE")]
+        for (old, new) in renamed where env.optional(old) != nil {
+            throw ConfigurationError.invalid(old, "unset: it is now \(new), whose role also inserts and updates (docs/deploy.md)")
+        }
+        if let url = try env.postgresURL("CONTENT_DATABASE_URL") {
+            self.content = ContentDatabaseSettings(
+                databaseURL: url, poolSize: try env.int("CONTENT_POOL_SIZE", default: 8, range: 1...200),
+                rules: try ContentStateConfiguration(env))
         }
         self.dpop = DPoPSettings(
             required: try env.bool("DPOP_REQUIRED", default: false),

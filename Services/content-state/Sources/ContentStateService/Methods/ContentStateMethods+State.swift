@@ -2,9 +2,9 @@ import ContentStateAPI
 import ServiceProtocol
 
 extension ContentStateMethods {
-    static func registerState(on router: inout RPCRouter, store: ContentStore, reads: ContentReads) {
-        router.registerRaw(ContentState.stateQuery) { (params: StateQueryParams, _) in try await reads.state(params) }
-        router.registerRaw(ContentState.stateChanges) { (params: ChangesParams, _) in try await reads.changes(params) }
+    static func registerState(on router: inout RPCRouter, store: ContentStore, calls: ContentCalls) {
+        router.registerRaw(ContentState.stateQuery) { (params: StateQueryParams, _) in try await calls.state(params) }
+        router.registerRaw(ContentState.stateChanges) { (params: ChangesParams, _) in try await calls.changes(params) }
 
         router.register(ContentState.userDelete) { (params: UserParams, _) -> UserDeletionResult in
             UserDeletionResult(deleted: try await store.deleteAll(user: params.userID))

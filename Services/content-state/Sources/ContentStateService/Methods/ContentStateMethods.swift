@@ -9,10 +9,10 @@ public enum ContentStateMethods {
     /// migrated).
     public static func register(on router: inout RPCRouter, postgres: PostgresClient, configuration: ContentStateConfiguration) {
         let store = ContentStore(postgres: postgres, configuration: configuration)
-        let reads = ContentReads(store: store)
-        registerFavorites(on: &router, store: store, reads: reads)
-        registerMarks(on: &router, store: store)
-        registerState(on: &router, store: store, reads: reads)
+        let calls = ContentCalls(store: store)
+        registerFavorites(on: &router, calls: calls)
+        registerMarks(on: &router, store: store, calls: calls)
+        registerState(on: &router, store: store, calls: calls)
     }
 
     /// The cursor of a caller, if any, checked against the list it is used for.

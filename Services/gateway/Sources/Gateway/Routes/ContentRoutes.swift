@@ -7,13 +7,14 @@ import ServiceProtocol
 
 /// Favorites, read marks, unlikes, state queries and the changes feed (DESIGN.md section 6):
 /// each a call of content-state for the verified user, whose result is the response body as
-/// content-state wrote it; with `reads`, a favorites page, a state query and a changes page are
-/// read here by content-state's own code (`ContentReads`), the same body without the hop.
+/// content-state wrote it; with `calls`, a favorites page, a state query, a changes page and
+/// every write are answered here by content-state's own code (`ContentCalls`), the same body
+/// without the hop. The read and unlikes lists go to content-state either way.
 struct ContentRoutes: Sendable {
     let contentState: RPCClient
-    /// The reads answered in this process, from the content schema, when the gateway has
-    /// its own read-only connection to it (`CONTENT_READ_DATABASE_URL`); nil: over RPC.
-    let reads: ContentReads?
+    /// The content calls answered in this process, from the content schema, when the gateway
+    /// has its own connection to it (`CONTENT_DATABASE_URL`); nil: over RPC.
+    let calls: ContentCalls?
     let maxBodyBytes: Int
 
     func add(to group: RouterGroup<GatewayRequestContext>) {
@@ -23,14 +24,19 @@ struct ContentRoutes: Sendable {
             let params = FavoritePutParams(
                 userID: item.userID, itemID: item.itemID, nickname: try body.textUpdate("nickname"),
                 position: try body.integerUpdate("position"))
+            if let calls = self.calls { return try await Self.answer(context) { try await calls.putFavorite(params) } }
             return try await self.forward(ContentState.favoritesPut, params, idempotent: true, context: context)
         }
         group.delete("favorites/:item_id") { _, context in
-            try await self.forwardNoContent(ContentState.favoritesRemove, try Self.item(context), context: context)
+            let item = try Self.item(context)
+            if let calls = self.calls { return try await Self.answerNoContent(context) { try await calls.removeFavorite(item) } }
+            return try await self.forwardNoContent(ContentState.favoritesRemove, item, context: context)
         }
         group.post("favorites/:item_id/toggle") { _, context in
+            let item = try Self.item(context)
+            if let calls = self.calls { return try await Self.answer(context) { try await calls.toggleFavorite(item) } }
             // Not idempotent: a retry would toggle twice.
-            try await self.forward(ContentState.favoritesToggle, try Self.item(context), idempotent: false, context: context)
+            return try await self.forward(ContentState.favoritesToggle, item, idempotent: false, context: context)
         }
         group.get("favorites") { request, context in
             let page = try Self.page(request, context)
@@ -42,42 +48,53 @@ struct ContentRoutes: Sendable {
                 order = value
             }
             let params = FavoritesListParams(userID: page.userID, order: order, limit: page.limit, cursor: page.cursor)
-            if let reads = self.reads { return try await Self.answer(context) { try await reads.favorites(params) } }
+            if let calls = self.calls { return try await Self.answer(context) { try await calls.favorites(params) } }
             return try await self.forward(ContentState.favoritesList, params, idempotent: true, context: context)
         }
-        self.addMarks("read", mark: ContentState.readMark, unmark: ContentState.readUnmark, list: ContentState.readList, to: group)
         self.addMarks(
-            "unlikes", mark: ContentState.unlikesPut, unmark: ContentState.unlikesRemove, list: ContentState.unlikesList, to: group)
+            "read", mark: (ContentState.readMark, ContentCalls.markRead), unmark: (ContentState.readUnmark, ContentCalls.unmarkRead),
+            list: ContentState.readList, to: group)
+        self.addMarks(
+            "unlikes", mark: (ContentState.unlikesPut, ContentCalls.unlike), unmark: (ContentState.unlikesRemove, ContentCalls.removeUnlike),
+            list: ContentState.unlikesList, to: group)
         group.post("read/batch") { request, context in
             let body = try await JSONBody.object(request, limit: self.maxBodyBytes)
             let params = ReadBatchParams(
                 userID: try Self.userID(context), itemIDs: try body.itemIDs(), read: try body.requiredBool("read"))
+            if let calls = self.calls { return try await Self.answer(context) { try await calls.markReadBatch(params) } }
             return try await self.forward(ContentState.readBatch, params, idempotent: true, context: context)
         }
         group.post("state/query") { request, context in
             let itemIDs = try await JSONBody.itemIDs(request, limit: self.maxBodyBytes)
             let params = StateQueryParams(userID: try Self.userID(context), itemIDs: itemIDs)
-            if let reads = self.reads { return try await Self.answer(context) { try await reads.state(params) } }
+            if let calls = self.calls { return try await Self.answer(context) { try await calls.state(params) } }
             return try await self.forward(ContentState.stateQuery, params, idempotent: true, context: context)
         }
         group.get("state/changes") { request, context in
             let since = request.uri.queryParameters["since"].map(String.init)
             let params = ChangesParams(userID: try Self.userID(context), since: since, limit: try Self.limit(request))
-            if let reads = self.reads { return try await Self.answer(context) { try await reads.changes(params) } }
+            if let calls = self.calls { return try await Self.answer(context) { try await calls.changes(params) } }
             return try await self.forward(ContentState.stateChanges, params, idempotent: true, context: context)
         }
     }
 
-    /// `PUT`, `DELETE /{path}/{item_id}` and `GET /{path}` of read marks and unlikes.
-    private func addMarks<Mark>(
-        _ path: String, mark: RPCMethod<ItemParams, Mark>, unmark: RPCMethod<ItemParams, RemovalResult>,
+    /// `PUT`, `DELETE /{path}/{item_id}` and `GET /{path}` of read marks and unlikes: the
+    /// mark and unmark as content-state's method, or as `ContentCalls`' in this process.
+    private func addMarks<Mark: Encodable & Sendable>(
+        _ path: String,
+        mark: (RPCMethod<ItemParams, Mark>, @Sendable (ContentCalls) -> (ItemParams) async throws -> Mark),
+        unmark: (RPCMethod<ItemParams, RemovalResult>, @Sendable (ContentCalls) -> (ItemParams) async throws -> RemovalResult),
         list: RPCMethod<PageParams, MarksPage<Mark>>, to group: RouterGroup<GatewayRequestContext>
     ) {
         group.put("\(path)/:item_id") { _, context in
-            try await self.forward(mark, try Self.item(context), idempotent: true, context: context)
+            let item = try Self.item(context)
+            if let calls = self.calls { return try await Self.answer(context) { try await mark.1(calls)(item) } }
+            return try await self.forward(mark.0, item, idempotent: true, context: context)
         }
         group.delete("\(path)/:item_id") { _, context in
-            try await self.forwardNoContent(unmark, try Self.item(context), context: context)
+            let item = try Self.item(context)
+            if let calls = self.calls { return try await Self.answerNoContent(context) { try await unmark.1(calls)(item) } }
+            return try await self.forwardNoContent(unmark.0, item, context: context)
         }
         group.get(RouterPath(path)) { request, context in
             try await self.forward(list, try Self.page(request, context), idempotent: true, context: context)
@@ -96,6 +113,26 @@ struct ContentRoutes: Sendable {
     private static func answer(_ context: GatewayRequestContext, _ read: () async throws -> RawJSON) async throws -> Response {
         do {
             return jsonResponse(try await read().bytes)
+        } catch {
+            throw RPCRouter.rpcError(for: error, logger: context.logger)
+        }
+    }
+
+    /// A write answered in this process: its result as content-state encodes it (the bytes the
+    /// RPC path forwards), or its error as content-state would have answered it.
+    private static func answer<Result: Encodable>(_ context: GatewayRequestContext, _ write: () async throws -> Result) async throws -> Response {
+        do {
+            return jsonResponse(ByteBuffer(data: try RPCJSON.encode(try await write())))
+        } catch {
+            throw RPCRouter.rpcError(for: error, logger: context.logger)
+        }
+    }
+
+    /// A removal answered in this process: 204 whether or not it changed anything, as over RPC.
+    private static func answerNoContent(_ context: GatewayRequestContext, _ write: () async throws -> RemovalResult) async throws -> Response {
+        do {
+            _ = try await write()
+            return Response(status: .noContent)
         } catch {
             throw RPCRouter.rpcError(for: error, logger: context.logger)
         }

@@ -5,14 +5,15 @@ import ServiceKit
 import ServiceProtocol
 
 /// What the gateway's `/readyz` asks: Redis answers, every backend answers `health` with
-/// `ok` (within two seconds), and the content read pool, when there is one, reaches Postgres.
+/// `ok` (within two seconds), and the content pool (`CONTENT_DATABASE_URL`), when there is one,
+/// reaches Postgres.
 struct ReadinessChecks {
     struct Degraded: Error {
         var status: String
     }
 
-    static func all(redis: RedisClient, backends: Backends, contentReads: PostgresClient? = nil) -> [HealthCheck] {
-        (contentReads.map { [.postgres($0, name: "content-reads")] } ?? [])
+    static func all(redis: RedisClient, backends: Backends, content: PostgresClient? = nil) -> [HealthCheck] {
+        (content.map { [.postgres($0, name: "content")] } ?? [])
             + [.redis(redis)]
             + [("identity", backends.identity), ("tokens", backends.tokens), ("content-state", backends.contentState)].map { name, client in
                 HealthCheck(name) {

@@ -1,24 +1,9 @@
 import ContentStateAPI
-import Postgres
 import ServiceProtocol
 
-/// The read methods a client calls most (a page of favorites, the state of a screenful of
-/// items, a page of the changes feed), with their rules, as content-state answers them over
-/// RPC and as the gateway answers them in its own process when it reads the content schema
-/// itself (`CONTENT_READ_DATABASE_URL`). One definition: the same validation, statements and
-/// JSON either way.
-public struct ContentReads: Sendable {
-    let store: ContentStore
-
-    init(store: ContentStore) {
-        self.store = store
-    }
-
-    /// Reads of schema `content` through `postgres`, which must be migrated by content-state.
-    public init(postgres: PostgresClient, configuration: ContentStateConfiguration) {
-        self.store = ContentStore(postgres: postgres, configuration: configuration)
-    }
-
+/// The reads: results written as JSON by hand (`RawJSON`), placed in the RPC envelope or the
+/// HTTP response as they are.
+extension ContentCalls {
     /// `content.favorites.list`'s result.
     public func favorites(_ params: FavoritesListParams) async throws -> RawJSON {
         let order = params.order ?? .recent
