@@ -48,7 +48,7 @@ public enum GatewayApp {
         // Readiness and metrics on their own port, off the public one; started before the
         // HTTP server so that probes answer while it drains.
         let ops = BackendBootstrap.opsServer(
-            common: configuration.common, checks: ReadinessChecks.all(redis: redis, backends: backends, content: contentPostgres),
+            common: configuration.common, checks: ReadinessChecks.all(redis: redis, backends: backends, content: contentCalls),
             logger: logger)
         let reaper: [any Service] =
             configuration.guestTTL > 0
