@@ -82,9 +82,7 @@ public struct PostgresRow: Sendable {
     /// The value of the column at `index` (0-based).
     @inlinable
     public func decode<T: PostgresDecodable>(_ index: Int, as type: T.Type = T.self) throws -> T {
-        guard columns.names.indices.contains(index) else {
-            throw PostgresError.decoding(column: "#\(index)", message: "no such column")
-        }
+        try checkColumn(index)
         return try decodeCell(at: index, label: columns.names[index])
     }
 
@@ -93,10 +91,16 @@ public struct PostgresRow: Sendable {
     /// reader that writes the text on (into JSON, say) needs no `String` in between.
     @inlinable
     public func withBytes<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> R) throws -> R? {
+        try checkColumn(index)
+        return columns.withCell(firstCell + index, body)
+    }
+
+    /// Throws a decoding error naming `#index` unless the row has a column at `index`.
+    @inlinable
+    func checkColumn(_ index: Int) throws {
         guard columns.names.indices.contains(index) else {
             throw PostgresError.decoding(column: "#\(index)", message: "no such column")
         }
-        return columns.withCell(firstCell + index, body)
     }
 
     @inlinable

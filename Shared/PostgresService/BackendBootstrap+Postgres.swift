@@ -31,8 +31,8 @@ extension EnvironmentReader {
 }
 
 extension HealthCheck {
-    /// `/readyz` while the pool reaches Postgres, under `name`.
-    public static func postgres(_ client: PostgresClient, name: String = "postgres") -> HealthCheck {
-        HealthCheck(name) { try await client.ping() }
+    /// `/readyz` while the pool reaches Postgres.
+    public static func postgres(_ client: PostgresClient) -> HealthCheck {
+        HealthCheck("postgres") { try await client.ping() }
     }
 }

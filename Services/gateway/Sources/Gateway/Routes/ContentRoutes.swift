@@ -108,31 +108,29 @@ struct ContentRoutes: Sendable {
             try await self.contentState.callReturningJSON(method, params, options: Backends.options(context, idempotent: idempotent)))
     }
 
-    /// A read answered in this process: its JSON, or its error as content-state would have
-    /// answered it over RPC.
+    /// A read answered in this process: its JSON.
     private static func answer(_ context: GatewayRequestContext, _ read: () async throws -> RawJSON) async throws -> Response {
-        do {
-            return jsonResponse(try await read().bytes)
-        } catch {
-            throw RPCRouter.rpcError(for: error, logger: context.logger)
-        }
+        try await self.inProcess(context) { jsonResponse(try await read().bytes) }
     }
 
     /// A write answered in this process: its result as content-state encodes it (the bytes the
-    /// RPC path forwards), or its error as content-state would have answered it.
+    /// RPC path forwards).
     private static func answer<Result: Encodable>(_ context: GatewayRequestContext, _ write: () async throws -> Result) async throws -> Response {
-        do {
-            return jsonResponse(ByteBuffer(data: try RPCJSON.encode(try await write())))
-        } catch {
-            throw RPCRouter.rpcError(for: error, logger: context.logger)
-        }
+        try await self.inProcess(context) { jsonResponse(ByteBuffer(data: try RPCJSON.encode(try await write()))) }
     }
 
     /// A removal answered in this process: 204 whether or not it changed anything, as over RPC.
     private static func answerNoContent(_ context: GatewayRequestContext, _ write: () async throws -> RemovalResult) async throws -> Response {
-        do {
+        try await self.inProcess(context) {
             _ = try await write()
             return Response(status: .noContent)
+        }
+    }
+
+    /// `respond`'s response, or its error as content-state would have answered it over RPC.
+    private static func inProcess(_ context: GatewayRequestContext, _ respond: () async throws -> Response) async throws -> Response {
+        do {
+            return try await respond()
         } catch {
             throw RPCRouter.rpcError(for: error, logger: context.logger)
         }
