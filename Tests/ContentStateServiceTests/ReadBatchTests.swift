@@ -43,10 +43,10 @@ import Testing
         let (full, single, empty) = (users[0], users[1], users[2])
 
         let firstPages: [@Sendable () async throws -> FavoritesPage] = [
-            { try await store.favorites(user: full, order: .recent, limit: 3, after: nil) },
-            { try await store.favorites(user: single, order: .recent, limit: 50, after: nil) },
-            { try await store.favorites(user: empty, order: .recent, limit: 50, after: nil) },
-            { try await store.favorites(user: full, order: .recent, limit: 50, after: nil) },
+            { try FavoritesPage(try await store.favorites(user: full, order: .recent, limit: 3, after: nil)) },
+            { try FavoritesPage(try await store.favorites(user: single, order: .recent, limit: 50, after: nil)) },
+            { try FavoritesPage(try await store.favorites(user: empty, order: .recent, limit: 50, after: nil)) },
+            { try FavoritesPage(try await store.favorites(user: full, order: .recent, limit: 50, after: nil)) },
         ]
         let together = try await queued(.favorites(.recent, afterCursor: false), on: store, firstPages).map { try $0.get() }
         for (read, page) in zip(firstPages, together) {
@@ -57,16 +57,16 @@ import Testing
         #expect(together[3].items.count == 7 && together[3].nextCursor == nil)
 
         // Position order after a cursor: each read's own cursor and limit.
-        let cursor = try PageCursor(decoding: try #require(try await store.favorites(user: full, order: .position, limit: 2, after: nil).nextCursor), as: .favoritesPosition)
+        let cursor = try PageCursor(decoding: try #require(try FavoritesPage(try await store.favorites(user: full, order: .position, limit: 2, after: nil)).nextCursor), as: .favoritesPosition)
         let farCursor = PageCursor(kind: .favoritesPosition, key: 9, itemID: "zzz")
         // A cursor's id travels inside an array literal: quotes, backslashes, braces and commas.
         let quotedCursor = PageCursor(kind: .favoritesPosition, key: 8, itemID: #"back\slash"#)
         let afterPages: [@Sendable () async throws -> FavoritesPage] = [
-            { try await store.favorites(user: full, order: .position, limit: 2, after: cursor) },
-            { try await store.favorites(user: full, order: .position, limit: 50, after: farCursor) },
-            { try await store.favorites(user: single, order: .position, limit: 50, after: farCursor) },
-            { try await store.favorites(user: full, order: .position, limit: 1, after: quotedCursor) },
-            { try await store.favorites(user: full, order: .position, limit: 50, after: PageCursor(kind: .favoritesPosition, key: 7, itemID: #"{"a",\b}"#)) },
+            { try FavoritesPage(try await store.favorites(user: full, order: .position, limit: 2, after: cursor)) },
+            { try FavoritesPage(try await store.favorites(user: full, order: .position, limit: 50, after: farCursor)) },
+            { try FavoritesPage(try await store.favorites(user: single, order: .position, limit: 50, after: farCursor)) },
+            { try FavoritesPage(try await store.favorites(user: full, order: .position, limit: 1, after: quotedCursor)) },
+            { try FavoritesPage(try await store.favorites(user: full, order: .position, limit: 50, after: PageCursor(kind: .favoritesPosition, key: 7, itemID: #"{"a",\b}"#))) },
         ]
         let after = try await queued(.favorites(.position, afterCursor: true), on: store, afterPages).map { try $0.get() }
         for (read, page) in zip(afterPages, after) {

@@ -92,20 +92,6 @@ import Testing
 /// The results written by hand read back, through the types' own decoders, as the values they
 /// were written from, awkward strings included.
 @Suite struct RawResultTests {
-    static let awkward = [#"quote " backslash \ "#, "tab\tnewline\n\u{1}", "naïve ✓ 🦊", "/slash"]
-
-    @Test func favoritesPagesReadBackAsWritten() throws {
-        let items = Self.awkward.enumerated().map { index, text in
-            Favorite(
-                itemID: "item \(text)", nickname: index % 2 == 0 ? text : nil, position: index == 1 ? nil : Int64(index) - 1,
-                favoritedAt: Timestamp(milliseconds: 1_795_317_839_123 + Int64(index)))
-        }
-        for page in [FavoritesPage(items: items, nextCursor: "abc"), FavoritesPage(items: [], nextCursor: nil)] {
-            let written = try JSONDecoder().decode(FavoritesPage.self, from: Data(buffer: page.rawJSON.bytes))
-            #expect(written == page)
-        }
-    }
-
     @Test func stateQueryResultsReadBackAsWritten() throws {
         let ids = [#"quote " backslash \ "#, "naïve ✓ 🦊", "/slash", "plain"]
         var table = try ItemFlagsTable(validating: ids + [ids[1], ids[0]], maximum: 6)

@@ -8,23 +8,46 @@ import ServiceProtocol
 // its cost per value.
 
 extension FavoritesPage {
-    var rawJSON: RawJSON {
-        var json = RawJSON(capacity: 48 + self.items.count * 128)
+    /// The page of `rows` (`ContentStore.favoriteColumns`, in `order`; a row beyond `limit`
+    /// says there are more), as `JSONEncoder` writes a `FavoritesPage` (its `Decodable` reads
+    /// it back). Written from the cells as they come, as the changes page is: no `Favorite` and
+    /// no `String` in between but the last item's id when a cursor follows.
+    static func rawJSON(rows: [PostgresRow], limit: Int, order: FavoritesOrder) throws -> RawJSON {
+        let shown = rows.prefix(limit)
+        var json = RawJSON(capacity: 48 + shown.count * 128)
         json.append(#"{"items":["#)
-        for (index, item) in self.items.enumerated() {
-            if index > 0 { json.append(",") }
-            json.append(#"{"item_id":"#)
-            json.append(string: item.itemID)
-            json.append(#","nickname":"#)
-            json.append(string: item.nickname)
-            json.append(#","position":"#)
-            json.append(integer: item.position)
-            json.append(#","favorited_at":"#)
-            json.append(rfc3339Milliseconds: item.favoritedAt.milliseconds)
-            json.append("}")
+        var next: String?
+        if let first = rows.first {
+            let itemID = try first.requiredColumnIndex("item_id")
+            let nickname = try first.requiredColumnIndex("nickname")
+            let position = try first.requiredColumnIndex("position")
+            let favorited = try first.requiredColumnIndex("favorited_ms")
+            for (index, row) in shown.enumerated() {
+                if index > 0 { json.append(",") }
+                json.append(#"{"item_id":"#)
+                try json.append(text: row, itemID)
+                json.append(#","nickname":"#)
+                try json.append(text: row, nickname)
+                json.append(#","position":"#)
+                json.append(integer: try row.decode(position, as: Int64?.self))
+                json.append(#","favorited_at":"#)
+                json.append(rfc3339Milliseconds: try row.decode(favorited, as: Int64.self))
+                json.append("}")
+            }
+            if rows.count > limit, let last = shown.last {
+                let id = try last.decode(itemID, as: String.self)
+                next = switch order {
+                case .recent:
+                    PageCursor(kind: .favoritesRecent, key: try last.decode(favorited, as: Int64.self), itemID: id).encoded
+                case .position:
+                    PageCursor(
+                        kind: .favoritesPosition, key: try last.decode(first.requiredColumnIndex("sort_position"), as: Int64.self),
+                        itemID: id).encoded
+                }
+            }
         }
         json.append(#"],"next_cursor":"#)
-        json.append(string: self.nextCursor)
+        json.append(string: next)
         json.append("}")
         return json
     }

@@ -9,7 +9,7 @@ extension ContentCalls {
         let order = params.order ?? .recent
         let limit = try PageLimit.validated(params.limit)
         let cursor = try ContentStateMethods.cursor(params.cursor, order == .recent ? .favoritesRecent : .favoritesPosition)
-        return try await store.favorites(user: params.userID, order: order, limit: limit, after: cursor).rawJSON
+        return try await store.favorites(user: params.userID, order: order, limit: limit, after: cursor)
     }
 
     /// `content.state.query`'s result.

@@ -1,39 +1,15 @@
 import ContentStateAPI
 import Foundation
 import Postgres
+import ServiceProtocol
 
 extension ContentStore {
-    /// One page of the user's favorites in `order`, after `cursor`.
-    func favorites(user: UUID, order: FavoritesOrder, limit: Int, after cursor: PageCursor?) async throws -> FavoritesPage {
+    /// One page of the user's favorites in `order`, after `cursor`, as JSON written from its rows.
+    func favorites(user: UUID, order: FavoritesOrder, limit: Int, after cursor: PageCursor?) async throws -> RawJSON {
         var parameters: [String?] = [String(limit + 1)]
         if let cursor { parameters += [String(cursor.key), cursor.itemID ?? ""] }
         let rows = try await read(.favorites(order, afterCursor: cursor != nil), user: user, parameters)
-        var items: [Favorite] = []
-        items.reserveCapacity(min(rows.count, limit))
-        var lastSortPosition: Int64 = 0
-        if let first = rows.first {
-            let itemID = try first.requiredColumnIndex("item_id")
-            let nickname = try first.requiredColumnIndex("nickname")
-            let position = try first.requiredColumnIndex("position")
-            let favorited = try first.requiredColumnIndex("favorited_ms")
-            let sortPosition = try first.requiredColumnIndex("sort_position")
-            for row in rows.prefix(limit) {
-                items.append(Favorite(
-                    itemID: try row.decode(itemID, as: String.self),
-                    nickname: try row.decode(nickname, as: String?.self),
-                    position: try row.decode(position, as: Int64?.self),
-                    favoritedAt: Timestamp(milliseconds: try row.decode(favorited, as: Int64.self))))
-                lastSortPosition = try row.decode(sortPosition, as: Int64.self)
-            }
-        }
-        var next: String?
-        if rows.count > limit, let last = items.last {
-            next = switch order {
-            case .recent: PageCursor(kind: .favoritesRecent, key: last.favoritedAt.milliseconds, itemID: last.itemID).encoded
-            case .position: PageCursor(kind: .favoritesPosition, key: lastSortPosition, itemID: last.itemID).encoded
-            }
-        }
-        return FavoritesPage(items: items, nextCursor: next)
+        return try FavoritesPage.rawJSON(rows: rows, limit: limit, order: order)
     }
 
     static let favoriteColumns = """
