@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
@@ -42,6 +43,26 @@ import Glibc
             return "slept \(milliseconds)"
         }
         router.get("boom") { _, _ -> String in throw Boom() }
+        // A body of two parts with no length named; the same with trailers; no content at all.
+        router.get("parts") { _, _ in
+            Response(status: .ok, body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: "ab"))
+                try await writer.write(ByteBuffer(string: "cd"))
+                try await writer.finish(nil)
+            })
+        }
+        router.get("trailed") { _, _ in
+            Response(status: .ok, body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: "abcd"))
+                try await writer.finish([HTTPField.Name("X-Check")!: "done"])
+            })
+        }
+        router.get("nothing") { _, _ in
+            Response(status: .noContent, headers: [.contentLength: "0"], body: ResponseBody(byteBuffer: ByteBuffer(string: "dropped")))
+        }
+        router.head("hello") { _, _ in
+            Response(status: .ok, headers: [.contentLength: "5"])
+        }
         return router
     }
 
@@ -83,6 +104,45 @@ import Glibc
             // The connection stays open for the next request.
             try client.send("GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try client.readResponse().status == 404)
+        }
+    }
+
+    @Test func framesEachResponseAsItsStatusAndMethodSay() async throws {
+        try await self.withServer { port, _ in
+            let client = try RawHTTPClient(port: port)
+            // A body whose length the route did not name goes with the length it has.
+            try client.send("GET /parts HTTP/1.1\r\nHost: x\r\n\r\n")
+            let parts = try client.readResponse()
+            #expect(parts.body == "abcd" && parts.headers["content-length"] == "4" && parts.headers["transfer-encoding"] == nil)
+            // 204 goes without a body or a length; HEAD with its length and no body: the next
+            // response on the connection reads right after either.
+            try client.send("GET /nothing HTTP/1.1\r\nHost: x\r\n\r\nHEAD /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            let nothing = try client.readResponse()
+            #expect(nothing.status == 204 && nothing.headers["content-length"] == nil && nothing.body.isEmpty)
+            let head = try client.readResponse(bodiless: true)
+            #expect(head.status == 200 && head.headers["content-length"] == "5")
+            #expect(try client.readResponse().body == "hello")
+            // Trailers need chunks.
+            try client.send("GET /trailed HTTP/1.1\r\nHost: x\r\n\r\n")
+            let trailed = try client.readRaw(through: "\r\n0\r\nX-Check: done\r\n\r\n")
+            #expect(trailed.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(trailed.lowercased().contains("\r\ntransfer-encoding: chunked\r\n") && !trailed.lowercased().contains("content-length"))
+            #expect(trailed.hasSuffix("\r\n\r\n4\r\nabcd\r\n0\r\nX-Check: done\r\n\r\n"))
+            // Reason phrases as NIO's encoder wrote them.
+            try client.send("GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try client.readRaw(through: "\r\n\r\n").hasPrefix("HTTP/1.1 404 Not Found\r\n"))
+        }
+    }
+
+    @Test func gracefulShutdownClosesAnIdleConnectionAtOnce() async throws {
+        try await self.withServer { port, group in
+            let client = try RawHTTPClient(port: port)
+            try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try client.readResponse().body == "hello")
+            await group.triggerGracefulShutdown()
+            // Polled, not read blocking: the shutdown runs on the tasks' threads, which a blocking
+            // read would hold.
+            try await waitUntil("the server closes the idle connection", timeout: .seconds(10)) { try client.closedByServer() }
         }
     }
 
@@ -248,8 +308,8 @@ final class RawHTTPClient {
         }
     }
 
-    /// The next response (its body by `Content-Length`).
-    func readResponse() throws -> Response {
+    /// The next response (its body by `Content-Length`; none when `bodiless`, as for `HEAD`).
+    func readResponse(bodiless: Bool = false) throws -> Response {
         let headEnd = Array("\r\n\r\n".utf8)
         var end: Int?
         while end == nil {
@@ -266,11 +326,30 @@ final class RawHTTPClient {
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        let length = Int(headers["content-length"] ?? "0") ?? 0
+        let length = bodiless ? 0 : Int(headers["content-length"] ?? "0") ?? 0
         while self.pending.count < length { try self.receive() }
         let body = String(decoding: self.pending[..<length], as: UTF8.self)
         self.pending.removeFirst(length)
         return Response(status: status, headers: headers, body: body)
+    }
+
+    /// The bytes up to and including the first `marker`, as text.
+    func readRaw(through marker: String) throws -> String {
+        let bytes = Array(marker.utf8)
+        while self.pending.firstRange(of: bytes) == nil { try self.receive() }
+        let end = self.pending.firstRange(of: bytes)!.upperBound
+        defer { self.pending.removeFirst(end) }
+        return String(decoding: self.pending[..<end], as: UTF8.self)
+    }
+
+    /// True when the server has closed the connection (and sent nothing more); false while it is open.
+    func closedByServer() throws -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(self.socket, &byte, 1, Int32(MSG_DONTWAIT))
+        if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return false }
+        if count < 0 { throw Failure(description: "recv: \(errno)") }
+        if count > 0 { throw Failure(description: "a byte after the responses") }
+        return true
     }
 
     /// True when the server closed the connection (and sent nothing more).

@@ -3,12 +3,13 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
-import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 import ServiceProtocol
 
-/// One HTTP/1 connection of the public server: gathers a request's head and body, answers it
-/// with the router in a task of its own on the connection's event loop (the services'
-/// `EventLoopTaskExecutor`), and writes the whole response from the loop in one flush.
+/// One HTTP/1 connection of the public server: gathers a request's head and body from NIO's
+/// decoder, answers it with the router in a task of its own on the connection's event loop (the
+/// services' `EventLoopTaskExecutor`), and writes the whole response from the loop as one buffer
+/// (`HTTP1ResponseBytes`) in one flush.
 ///
 /// A connection has one request answered at a time, in the order they came: requests a client
 /// pipelines wait here, whole, until the one before is answered, and while any waits the
@@ -24,14 +25,20 @@ import ServiceProtocol
 /// limit is answered when it does; either way the rest of the body is read and dropped, and the
 /// connection stays open for the next request.
 ///
+/// Graceful shutdown (`ChannelShouldQuiesceEvent`, from Hummingbird's `Server`) closes an idle
+/// connection at once and a busy one once the requests it has are answered, as Hummingbird's
+/// `HTTPConnectionStateHandler` did.
+///
 /// Why not Hummingbird's own server: it runs a connection as a `NIOAsyncChannel` iterated by a
 /// task, which costs two or three suspensions a request and a conversion of each part both ways
-/// (docs/benchmarks.md, "The HTTP floor, a layer at a time").
+/// (docs/benchmarks.md, "The HTTP floor, a layer at a time"). Why not NIO's response encoder
+/// behind `HTTP1ToHTTPServerCodec`: each part of a response crossed both and became a buffer of
+/// its own.
 final class HTTPRequestTaskHandler<Responder: HTTPResponder>: ChannelDuplexHandler
 where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
-    typealias InboundIn = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     private enum Reading {
         /// Between requests.
@@ -56,6 +63,8 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     private var readPending = false
     /// Bytes that are not HTTP came after the requests being answered: a 400 follows them.
     private var refusing = false
+    /// The server is shutting down: the connection closes once the requests it has are answered.
+    private var quiescing = false
 
     init(responder: Responder, maxBodyBytes: Int, headers: ResponseHeaders, logger: Logger) {
         self.responder = responder
@@ -71,7 +80,13 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (self.unwrapInboundIn(data), self.reading) {
-        case (.head(let head), _):
+        case (.head(let http1Head), _):
+            guard let head = try? HTTPRequest(http1Head, secure: false, splitCookie: false) else {
+                // A method or target HTTP's types cannot hold: nothing this server answers.
+                self.reading = .dropping
+                context.close(promise: nil)
+                return
+            }
             if let length = head.headerFields[.contentLength].flatMap(Int.init), length > self.maxBodyBytes {
                 self.reading = .dropping
                 self.respond(to: Request(head: head, body: RequestBody(buffer: ByteBuffer())), context: context)
@@ -124,20 +139,43 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     private func refuse(context: ChannelHandlerContext) {
         var head = HTTPResponse(status: .badRequest, headerFields: [.connection: "close", .contentLength: "0"])
         self.headers.add(to: &head.headerFields)
-        context.write(self.wrapOutboundOut(.head(head)), promise: nil)
-        self.end(nil, thenClose: true, context: context)
+        self.send(head, GatheredBody(), answering: .get, thenClose: true, context: context)
     }
 
-    /// Writes a response's end and flushes; closes the connection once it is out when `close`.
-    private func end(_ trailers: HTTPFields?, thenClose close: Bool, context: ChannelHandlerContext) {
+    /// Writes a whole response and flushes; closes the connection once it is out when `close`.
+    private func send(
+        _ head: HTTPResponse, _ body: GatheredBody, answering method: HTTPRequest.Method, thenClose close: Bool,
+        context: ChannelHandlerContext
+    ) {
+        var buffer = context.channel.allocator.buffer(capacity: 0)
+        HTTP1ResponseBytes.write(head, body: body, answering: method, into: &buffer)
         guard close else {
-            context.writeAndFlush(self.wrapOutboundOut(.end(trailers)), promise: nil)
+            context.writeAndFlush(self.wrapOutboundOut(buffer), promise: nil)
             return
         }
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        context.writeAndFlush(self.wrapOutboundOut(.end(trailers))).whenComplete { _ in
+        context.writeAndFlush(self.wrapOutboundOut(buffer)).whenComplete { _ in
             loopBound.value.close(promise: nil)
         }
+    }
+
+    /// Graceful shutdown: an idle connection closes now, a busy one after its answers.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is ChannelShouldQuiesceEvent else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        if self.hasRequestInHand {
+            self.quiescing = true
+        } else {
+            context.close(promise: nil)
+        }
+    }
+
+    /// A request is being read, answered or waits to be.
+    private var hasRequestInHand: Bool {
+        if case .gathering = self.reading { return true }
+        return self.answering || !self.waiting.isEmpty
     }
 
     /// Answers `request` now, or after the requests before it when one is being answered.
@@ -154,7 +192,7 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         self.answering = true
         let answer = Answer(
             responder: self.responder, headers: self.headers, logger: self.logger, channel: context.channel,
-            closeAfter: request.headers[.connection].map { $0.lowercased().contains("close") } ?? false,
+            method: request.method, closeAfter: request.headers[.connection].map { $0.lowercased().contains("close") } ?? false,
             connection: NIOLoopBound((self, context), eventLoop: context.eventLoop))
         Task(executorPreference: EventLoopTaskExecutor.shared) {
             await answer.run(request)
@@ -167,6 +205,7 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         let headers: ResponseHeaders
         let logger: Logger
         let channel: any Channel
+        let method: HTTPRequest.Method
         let closeAfter: Bool
         let connection: NIOLoopBound<(HTTPRequestTaskHandler, ChannelHandlerContext)>
 
@@ -202,18 +241,21 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
 
         private func write(_ head: HTTPResponse, _ body: GatheredBody) {
             let (handler, context) = self.connection.value
-            handler.write(head, body, closeAfter: self.closeAfter, context: context)
+            handler.write(head, body, answering: self.method, closeAfter: self.closeAfter, context: context)
         }
     }
 
-    fileprivate func write(_ head: HTTPResponse, _ body: GatheredBody, closeAfter: Bool, context: ChannelHandlerContext) {
+    fileprivate func write(
+        _ head: HTTPResponse, _ body: GatheredBody, answering method: HTTPRequest.Method, closeAfter: Bool,
+        context: ChannelHandlerContext
+    ) {
         guard self.active else { return }
-        context.write(self.wrapOutboundOut(.head(head)), promise: nil)
-        for buffer in body.buffers { context.write(self.wrapOutboundOut(.body(buffer)), promise: nil) }
-        // After a request that asks to close, the requests that came behind it are not answered.
-        self.end(body.trailers, thenClose: closeAfter, context: context)
-        guard !closeAfter else { return }
         self.answering = false
+        // After a request that asks to close, the requests that came behind it are not answered;
+        // while shutting down, the last request in hand closes the connection.
+        let close = closeAfter || (self.quiescing && !self.hasRequestInHand)
+        self.send(head, body, answering: method, thenClose: close, context: context)
+        guard !close else { return }
         if let next = self.waiting.popFirst() {
             self.answer(next, context: context)
         } else if self.refusing {

@@ -3,7 +3,6 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
-import NIOHTTPTypesHTTP1
 import NIOPosix
 import ServiceLifecycle
 
@@ -21,15 +20,12 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     /// `MAX_BODY_BYTES`: how much of a request body is kept (see `HTTPRequestTaskHandler`).
     let maxBodyBytes: Int
     let headers: ResponseHeaders
-    /// How long a connection may sit without a request before it is closed; nil: no limit.
-    let idleTimeout: Duration?
     let logger: Logger
 
-    init(responder: Responder, maxBodyBytes: Int, serverName: String?, idleTimeout: Duration? = nil, logger: Logger) {
+    init(responder: Responder, maxBodyBytes: Int, serverName: String?, logger: Logger) {
         self.responder = responder
         self.maxBodyBytes = maxBodyBytes
         self.headers = ResponseHeaders(serverName: serverName)
-        self.idleTimeout = idleTimeout
         self.logger = logger
     }
 
@@ -50,14 +46,10 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Connection> {
         channel.eventLoop.makeCompletedFuture {
             let pipeline = channel.pipeline.syncOperations
-            // Pipelined requests, and bytes NIO cannot parse (a 400 after the requests before
-            // them), are put in order by `HTTPRequestTaskHandler`.
-            try pipeline.configureHTTPServerPipeline(
-                withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false)
-            try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-            // The idle timeout, and graceful shutdown's quiescing (close when the request in
-            // hand is answered).
-            try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: self.idleTimeout, logger: logger))
+            // NIO's request decoder; pipelined requests, bytes NIO cannot parse (a 400 after the
+            // requests before them), the responses' bytes and graceful shutdown's quiescing are
+            // `HTTPRequestTaskHandler`'s.
+            try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
             try pipeline.addHandler(
                 HTTPRequestTaskHandler(responder: self.responder, maxBodyBytes: self.maxBodyBytes, headers: self.headers, logger: logger))
             return Connection(channel: channel)
