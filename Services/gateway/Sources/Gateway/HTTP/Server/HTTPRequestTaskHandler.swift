@@ -174,8 +174,13 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
 
     /// A request is being read, answered or waits to be.
     private var hasRequestInHand: Bool {
+        self.answering || self.hasRequestBehind
+    }
+
+    /// A request is being read or waits for the one being answered.
+    private var hasRequestBehind: Bool {
         if case .gathering = self.reading { return true }
-        return self.answering || !self.waiting.isEmpty
+        return !self.waiting.isEmpty
     }
 
     /// Answers `request` now, or after the requests before it when one is being answered.
@@ -250,12 +255,13 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         context: ChannelHandlerContext
     ) {
         guard self.active else { return }
-        self.answering = false
         // After a request that asks to close, the requests that came behind it are not answered;
-        // while shutting down, the last request in hand closes the connection.
-        let close = closeAfter || (self.quiescing && !self.hasRequestInHand)
+        // while shutting down, the last request in hand closes the connection. Either way
+        // `answering` stays set: requests read before the close only wait.
+        let close = closeAfter || (self.quiescing && !self.hasRequestBehind)
         self.send(head, body, answering: method, thenClose: close, context: context)
         guard !close else { return }
+        self.answering = false
         if let next = self.waiting.popFirst() {
             self.answer(next, context: context)
         } else if self.refusing {
