@@ -16,9 +16,11 @@ import NIOHTTP1
 enum HTTP1ResponseBytes {
     static func write(_ head: HTTPResponse, body: GatheredBody, answering method: HTTPRequest.Method, into buffer: inout ByteBuffer) {
         let code = head.status.code
+        // NIO's status: its reason phrase for the code, and its rule for which statuses have no body.
+        let status = HTTPResponseStatus(statusCode: code, reasonPhrase: head.status.reasonPhrase)
         let connect = method == .connect
         let bodiless = connect || method == .head
-        let mayHaveBody = !connect && !((100..<200).contains(code) || code == 204 || code == 304)
+        let mayHaveBody = !connect && status.mayHaveResponseBody
         let length = body.buffers.reduce(0) { $0 + $1.readableBytes }
         let namesLength = head.headerFields.contains { $0.name == .contentLength }
         let chunked = mayHaveBody && !namesLength && body.trailers != nil
@@ -27,7 +29,7 @@ enum HTTP1ResponseBytes {
         buffer.writeStaticString("HTTP/1.1 ")
         buffer.writeString(String(code))
         buffer.writeStaticString(" ")
-        buffer.writeString(HTTPResponseStatus(statusCode: code, reasonPhrase: head.status.reasonPhrase).reasonPhrase)
+        buffer.writeString(status.reasonPhrase)
         buffer.writeStaticString("\r\n")
         for field in head.headerFields {
             if field.name == .transferEncoding, !bodiless || !mayHaveBody || namesLength { continue }
