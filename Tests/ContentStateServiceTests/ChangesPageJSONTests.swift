@@ -47,13 +47,13 @@ import Testing
     /// The change a row of `ContentStore.selectChanges` holds, read by column name.
     static func change(of row: PostgresRow) throws -> Change {
         let time = { (column: String) throws -> Timestamp? in
-            try row.decode(column, as: Int64?.self).map(Timestamp.init(milliseconds:))
+            try row.decode(column, as: PostgresMilliseconds?.self).map { Timestamp(milliseconds: $0.value) }
         }
-        let favoritedAt = try time("favorited_ms"), readAt = try time("read_ms"), unlikedAt = try time("unliked_ms")
+        let favoritedAt = try time("favorited_at"), readAt = try time("read_at"), unlikedAt = try time("unliked_at")
         return Change(
             itemID: try row.decode("item_id", as: String.self), favorited: favoritedAt != nil,
             nickname: try row.decode("nickname", as: String?.self), position: try row.decode("position", as: Int64?.self),
-            read: readAt != nil, unliked: unlikedAt != nil, updatedAt: try #require(try time("updated_ms")),
+            read: readAt != nil, unliked: unlikedAt != nil, updatedAt: try #require(try time("updated_at")),
             favoritedAt: favoritedAt, readAt: readAt, unlikedAt: unlikedAt)
     }
 }

@@ -65,6 +65,41 @@ import Testing
         }
     }
 
+    /// `timestamptz` and `timestamp` cells of binary results read as milliseconds since 1970,
+    /// the nearest and a half up (`extract` in `numeric`, exact): before 1970, between 1970 and
+    /// the server's epoch (2000), after it, halves and microseconds either side of them; NULL
+    /// as nil; `infinity`, a text result and another type are errors.
+    @Test func timesReadAsMillisecondsSince1970() async throws {
+        try await TestDatabase.withClient { client in
+            let sql = """
+                SELECT t, t AT TIME ZONE 'UTC' AS local, floor(extract(epoch FROM t) * 1000 + 0.5)::bigint AS expected
+                FROM unnest(ARRAY['1969-12-31 23:59:59.9995+00', '1969-12-31 23:59:59.999499+00', '1900-02-28 12:00:00.000001+00',
+                    '1970-01-01 00:00:00+00', '1985-06-01 00:00:00.0015+00', '1999-12-31 23:59:59.999999+00', '2000-01-01 00:00:00+00',
+                    '2000-01-01 00:00:00.000499+00', '2026-11-29 20:41:07.123+00', '2026-11-29 20:41:07.1225+00',
+                    '2255-06-01 00:00:00.122999+00']::timestamptz[]) t
+                """
+            let rows = try await client.query(sql, results: .binary)
+            #expect(rows.count == 11)
+            for row in rows {
+                let expected = try row.decode("expected", as: Int64.self)
+                #expect(try row.decode("t", as: PostgresMilliseconds.self).value == expected)
+                #expect(try row.decode("local", as: PostgresMilliseconds?.self)?.value == expected)
+            }
+            #expect(try rows[8].decode("t", as: PostgresMilliseconds.self).value == 1_795_984_867_123)
+            #expect(try rows[9].decode("t", as: PostgresMilliseconds.self).value == 1_795_984_867_123)
+            let odd = try await client.query(
+                "SELECT NULL::timestamptz AS missing, 'infinity'::timestamptz AS later, '-infinity'::timestamptz AS earlier, 5::bigint AS n",
+                results: .binary)
+            #expect(try odd[0].decode("missing", as: PostgresMilliseconds?.self) == nil)
+            #expect(throws: PostgresError.self) { try odd[0].decode("missing", as: PostgresMilliseconds.self) }
+            #expect(throws: PostgresError.self) { try odd[0].decode("later", as: PostgresMilliseconds.self) }
+            #expect(throws: PostgresError.self) { try odd[0].decode("earlier", as: PostgresMilliseconds.self) }
+            #expect(throws: PostgresError.self) { try odd[0].decode("n", as: PostgresMilliseconds.self) }
+            let text = try await client.query("SELECT now() AS at")
+            #expect(throws: PostgresError.self) { try text[0].decode("at", as: PostgresMilliseconds.self) }
+        }
+    }
+
     @Test func integersFromBytesMatchTheStandardLibrary() {
         let samples = [
             "0", "7", "-0", "+5", "-", "+", "", "12a", " 1", "1 ", "00042", "9223372036854775807", "9223372036854775808",

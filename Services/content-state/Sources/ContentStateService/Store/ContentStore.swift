@@ -42,18 +42,9 @@ struct ContentStore: Sendable {
         statementsAtOnce: 4, callsPerStatement: stateLineCallsPerStatement, entries: { $0.ids.count })
 }
 
-/// Column lists and conversions shared by the statements that read item rows. Times are
+/// Conversions shared by the statements that read item times as milliseconds. Times are
 /// stored with millisecond precision and read as whole milliseconds since 1970.
 enum ItemColumns {
-    static let state = """
-        s.item_id,
-        \(milliseconds("s.favorited_at")) AS favorited_ms,
-        s.nickname,
-        s.position,
-        \(milliseconds("s.read_at")) AS read_ms,
-        \(milliseconds("s.unliked_at")) AS unliked_ms
-        """
-
     /// The `timestamptz` `column` as a `bigint` of milliseconds since 1970. `date_part`
     /// computes in `float8` where `extract` computes in `numeric`, which cost a changes page of
     /// 100 items a third of its Postgres time (pgbench: 1,963-1,987 pages a second with
@@ -69,8 +60,9 @@ enum ItemColumns {
     }
 }
 
-/// Where `ItemColumns.state`'s columns are in a result: found in one row, then every row of
-/// the result is read by position.
+/// Where an item state's columns (`favorited_ms`, `nickname`, `position`, `read_ms`,
+/// `unliked_ms`: the write functions' results) are in a result: found in one row, then every
+/// row of the result is read by position.
 struct ItemStateColumns {
     let favorited, nickname, position, read, unliked: Int
 
@@ -84,12 +76,12 @@ struct ItemStateColumns {
 }
 
 extension ItemState {
-    /// The state in a row selected with `ItemColumns.state`.
+    /// The state in a row with `ItemStateColumns`' columns.
     init(row: PostgresRow) throws {
         try self.init(row: row, columns: ItemStateColumns(row))
     }
 
-    /// The state in a row of a result whose `ItemColumns.state` columns are at `columns`.
+    /// The state in a row of a result whose item state columns are at `columns`.
     init(row: PostgresRow, columns: ItemStateColumns) throws {
         self.init(
             favoritedAt: try ItemColumns.timestamp(row, columns.favorited),
