@@ -53,7 +53,7 @@ import Testing
         Favorite(
             itemID: try row.decode("item_id", as: String.self), nickname: try row.decode("nickname", as: String?.self),
             position: try row.decode("position", as: Int64?.self),
-            favoritedAt: Timestamp(milliseconds: try row.decode("favorited_ms", as: Int64.self)))
+            favoritedAt: Timestamp(milliseconds: try row.decode("favorited_at", as: PostgresMilliseconds.self).value))
     }
 }
 

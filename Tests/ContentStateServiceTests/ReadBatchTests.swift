@@ -124,23 +124,30 @@ import Testing
 
     /// A folded read's rows are put in its statement's order in the service: rows that come
     /// shuffled leave in exactly the order Postgres's `ORDER BY` gives them (ids compared byte
-    /// by byte, as `COLLATE "C"`), and every read's statement names an order.
+    /// by byte, as `COLLATE "C"`; times before and after 1970), and every read's statement
+    /// names an order.
     @Test func rowsOfAFoldedReadAreInTheOrderOfItsStatement() async throws {
         let service = try await TestService.ownPool()
         let rows = """
-            FROM (VALUES ('b', 5::bigint, 2::bigint), ('B', 5, 2), ('a', 5, 2), ('é', 5, 1), ('z', 5, 1), ('a', 7, 3),
-                         ('', 5, 1), ('zz', -1, 9007199254740992), ('~', 7, 3), ('a b', 5, 2)) AS v(item_id, at_ms, sort_position)
+            FROM (SELECT *, 'epoch'::timestamptz + at_ms * interval '1 millisecond' AS at
+                  FROM (VALUES ('b', 5::bigint, 2::bigint), ('B', 5, 2), ('a', 5, 2), ('é', 5, 1), ('z', 5, 1), ('a', 7, 3),
+                         ('', 5, 1), ('zz', -1, 9007199254740992), ('~', 7, 3), ('a b', 5, 2)) AS v(item_id, at_ms, sort_position)) r
             """
         let recent = ReadStatement(
             "SELECT 1", types: ["uuid"], rowOrder: [.integer("at_ms", descending: true), .text("item_id", descending: true)])
+        let recentByTime = ReadStatement(
+            "SELECT 1", types: ["uuid"], rowOrder: [.time("at", descending: true), .text("item_id", descending: true)])
         let position = ReadStatement("SELECT 1", types: ["uuid"], rowOrder: [.integer("sort_position"), .text("item_id")])
-        for (statement, order) in [(recent, "at_ms DESC, item_id COLLATE \"C\" DESC"), (position, "sort_position, item_id COLLATE \"C\"")] {
+        for (statement, order) in [
+            (recent, "at_ms DESC, item_id COLLATE \"C\" DESC"), (recentByTime, "at DESC, item_id COLLATE \"C\" DESC"),
+            (position, "sort_position, item_id COLLATE \"C\""),
+        ] {
             let expected = try await service.postgres.query("SELECT item_id \(rows) ORDER BY \(order)").map { try $0.decode("item_id", as: String.self) }
             for _ in 0..<5 {
-                let shuffled = try await service.postgres.query("SELECT * \(rows) ORDER BY random()")
+                let shuffled = try await service.postgres.query("SELECT * \(rows) ORDER BY random()", results: .binary)
                 #expect(try statement.inOrder(shuffled).map { try $0.decode("item_id", as: String.self) } == expected)
             }
-            let ordered = try await service.postgres.query("SELECT * \(rows) ORDER BY \(order)")
+            let ordered = try await service.postgres.query("SELECT * \(rows) ORDER BY \(order)", results: .binary)
             #expect(try statement.inOrder(ordered).map { try $0.decode("item_id", as: String.self) } == expected)
         }
         let kinds: [ReadKind] = [

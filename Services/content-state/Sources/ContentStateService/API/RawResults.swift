@@ -21,7 +21,7 @@ extension FavoritesPage {
             let itemID = try first.requiredColumnIndex("item_id")
             let nickname = try first.requiredColumnIndex("nickname")
             let position = try first.requiredColumnIndex("position")
-            let favorited = try first.requiredColumnIndex("favorited_ms")
+            let favorited = try first.requiredColumnIndex("favorited_at")
             for (index, row) in shown.enumerated() {
                 if index > 0 { json.append(",") }
                 json.append(#"{"item_id":"#)
@@ -31,14 +31,14 @@ extension FavoritesPage {
                 json.append(#","position":"#)
                 json.append(integer: try row.decode(position, as: Int64?.self))
                 json.append(#","favorited_at":"#)
-                json.append(rfc3339Milliseconds: try row.decode(favorited, as: Int64.self))
+                json.append(rfc3339Milliseconds: try row.decode(favorited, as: PostgresMilliseconds.self).value)
                 json.append("}")
             }
             if rows.count > limit, let last = shown.last {
                 let id = try last.decode(itemID, as: String.self)
                 next = switch order {
                 case .recent:
-                    PageCursor(kind: .favoritesRecent, key: try last.decode(favorited, as: Int64.self), itemID: id).encoded
+                    PageCursor(kind: .favoritesRecent, key: try last.decode(favorited, as: PostgresMilliseconds.self).value, itemID: id).encoded
                 case .position:
                     PageCursor(
                         kind: .favoritesPosition, key: try last.decode(first.requiredColumnIndex("sort_position"), as: Int64.self),

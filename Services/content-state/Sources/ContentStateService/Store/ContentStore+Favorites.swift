@@ -12,10 +12,7 @@ extension ContentStore {
         return try FavoritesPage.rawJSON(rows: rows, limit: limit, order: order)
     }
 
-    static let favoriteColumns = """
-        item_id, nickname, position, sort_position,
-        \(ItemColumns.milliseconds("favorited_at")) AS favorited_ms
-        """
+    static let favoriteColumns = "item_id, nickname, position, sort_position, favorited_at"
 
     /// Most recently favorited first; ties (same millisecond) by item id, descending.
     static let favoritesRecentFirst = ReadStatement("""
@@ -23,7 +20,7 @@ extension ContentStore {
         WHERE user_id = $1 AND favorited_at IS NOT NULL
         ORDER BY favorited_at DESC, item_id DESC
         LIMIT $2
-        """, types: ["uuid", "bigint"], rowOrder: [.integer("favorited_ms", descending: true), .text("item_id", descending: true)])
+        """, types: ["uuid", "bigint"], rowOrder: [.time("favorited_at", descending: true), .text("item_id", descending: true)])
 
     static let favoritesRecentAfter = ReadStatement("""
         SELECT \(favoriteColumns) FROM content.item_states
@@ -31,7 +28,7 @@ extension ContentStore {
             AND (favorited_at, item_id) < (to_timestamp($3::bigint / 1000.0), $4::text)
         ORDER BY favorited_at DESC, item_id DESC
         LIMIT $2
-        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: [.integer("favorited_ms", descending: true), .text("item_id", descending: true)])
+        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: [.time("favorited_at", descending: true), .text("item_id", descending: true)])
 
     /// Lowest position first, favorites without a position last; ties by item id.
     static let favoritesByPositionFirst = ReadStatement("""

@@ -23,34 +23,34 @@ enum MarkList: Hashable, Sendable {
     }
 
     static let readFirst = ReadStatement("""
-        SELECT item_id, \(ItemColumns.milliseconds("read_at")) AS at_ms FROM content.item_states
+        SELECT item_id, read_at AS marked_at FROM content.item_states
         WHERE user_id = $1 AND read_at IS NOT NULL
         ORDER BY read_at DESC, item_id DESC
         LIMIT $2
-        """, types: ["uuid", "bigint"], rowOrder: [.integer("at_ms", descending: true), .text("item_id", descending: true)])
+        """, types: ["uuid", "bigint"], rowOrder: [.time("marked_at", descending: true), .text("item_id", descending: true)])
 
     static let readAfter = ReadStatement("""
-        SELECT item_id, \(ItemColumns.milliseconds("read_at")) AS at_ms FROM content.item_states
+        SELECT item_id, read_at AS marked_at FROM content.item_states
         WHERE user_id = $1 AND read_at IS NOT NULL
             AND (read_at, item_id) < (to_timestamp($3::bigint / 1000.0), $4::text)
         ORDER BY read_at DESC, item_id DESC
         LIMIT $2
-        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: [.integer("at_ms", descending: true), .text("item_id", descending: true)])
+        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: [.time("marked_at", descending: true), .text("item_id", descending: true)])
 
     static let unlikedFirst = ReadStatement("""
-        SELECT item_id, \(ItemColumns.milliseconds("unliked_at")) AS at_ms FROM content.item_states
+        SELECT item_id, unliked_at AS marked_at FROM content.item_states
         WHERE user_id = $1 AND unliked_at IS NOT NULL
         ORDER BY unliked_at DESC, item_id DESC
         LIMIT $2
-        """, types: ["uuid", "bigint"], rowOrder: [.integer("at_ms", descending: true), .text("item_id", descending: true)])
+        """, types: ["uuid", "bigint"], rowOrder: [.time("marked_at", descending: true), .text("item_id", descending: true)])
 
     static let unlikedAfter = ReadStatement("""
-        SELECT item_id, \(ItemColumns.milliseconds("unliked_at")) AS at_ms FROM content.item_states
+        SELECT item_id, unliked_at AS marked_at FROM content.item_states
         WHERE user_id = $1 AND unliked_at IS NOT NULL
             AND (unliked_at, item_id) < (to_timestamp($3::bigint / 1000.0), $4::text)
         ORDER BY unliked_at DESC, item_id DESC
         LIMIT $2
-        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: [.integer("at_ms", descending: true), .text("item_id", descending: true)])
+        """, types: ["uuid", "bigint", "bigint", "text"], rowOrder: [.time("marked_at", descending: true), .text("item_id", descending: true)])
 }
 
 extension ContentStore {
@@ -62,7 +62,7 @@ extension ContentStore {
         var items: [(String, Timestamp)] = []
         items.reserveCapacity(min(rows.count, limit))
         for row in rows.prefix(limit) {
-            items.append((try row.decode("item_id", as: String.self), Timestamp(milliseconds: try row.decode("at_ms", as: Int64.self))))
+            items.append((try row.decode("item_id", as: String.self), Timestamp(milliseconds: try row.decode("marked_at", as: PostgresMilliseconds.self).value)))
         }
         var next: String?
         if rows.count > limit, let last = items.last {

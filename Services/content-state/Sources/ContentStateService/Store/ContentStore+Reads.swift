@@ -31,7 +31,7 @@ struct ReadStatement: Sendable {
     ///   - rowOrder: `single`'s `ORDER BY`, by the columns it returns; unique within a read.
     init(_ single: String, types: [String], rowOrder: [RowOrderKey]) {
         precondition(types.first == "uuid" && types.count < 10, "$1 is the user; at most $9")
-        precondition(rowOrder.first?.kind == .integer, "a read's order starts with a bigint column")
+        precondition(rowOrder.first?.kind != .text, "a read's order starts with a bigint or time column")
         self.single = single
         self.rowOrder = rowOrder
         let parameters = (1...types.count).map { "p\($0)" }
@@ -61,12 +61,12 @@ struct ReadStatement: Sendable {
             }
             return false
         }
-        // A read's order starts with a `bigint` (`init`): the check reads it once a row, and
-        // the later keys only on a tie.
+        // A read's order starts with a `bigint` or a time (`init`): the check reads it once a
+        // row, and the later keys only on a tie.
         let (key, column) = (self.rowOrder[0], columns[0])
-        var previous = try first.decode(column, as: Int64.self)
+        var previous = try key.number(first, at: column)
         for index in rows.indices.dropFirst() {
-            let current = try rows[index].decode(column, as: Int64.self)
+            let current = try key.number(rows[index], at: column)
             let inPlace = previous == current ? try precedes(rows[index - 1], rows[index]) : key.descending == (previous > current)
             if !inPlace { return try rows.sorted(by: precedes) }
             previous = current
@@ -75,12 +75,13 @@ struct ReadStatement: Sendable {
     }
 }
 
-/// One column of a read's row order, compared as Postgres orders it: a `bigint`, or text of
-/// `COLLATE "C"` (`item_id`), byte by byte. Times are ordered by their milliseconds, which is
-/// their order: the write functions store whole milliseconds.
+/// One column of a read's row order, compared as Postgres orders it: a `bigint`, a
+/// `timestamptz` (by its milliseconds, which is its order: the write functions store whole
+/// milliseconds), or text of `COLLATE "C"` (`item_id`), byte by byte.
 struct RowOrderKey: Sendable {
     enum Kind: Sendable {
         case integer
+        case time
         case text
     }
 
@@ -92,6 +93,10 @@ struct RowOrderKey: Sendable {
         RowOrderKey(column: column, kind: .integer, descending: descending)
     }
 
+    static func time(_ column: String, descending: Bool = false) -> RowOrderKey {
+        RowOrderKey(column: column, kind: .time, descending: descending)
+    }
+
     static func text(_ column: String, descending: Bool = false) -> RowOrderKey {
         RowOrderKey(column: column, kind: .text, descending: descending)
     }
@@ -100,13 +105,22 @@ struct RowOrderKey: Sendable {
     /// rows) is below, equal to or above `second`'s.
     func compare(_ first: PostgresRow, _ second: PostgresRow, at column: Int) throws -> Int {
         switch self.kind {
-        case .integer:
-            let (a, b) = (try first.decode(column, as: Int64.self), try second.decode(column, as: Int64.self))
+        case .integer, .time:
+            let (a, b) = (try self.number(first, at: column), try self.number(second, at: column))
             return a < b ? -1 : a == b ? 0 : 1
         case .text:
             let (a, b) = (try first.decode(column, as: String.self), try second.decode(column, as: String.self))
             if a.utf8.elementsEqual(b.utf8) { return 0 }
             return a.utf8.lexicographicallyPrecedes(b.utf8) ? -1 : 1
+        }
+    }
+
+    /// The value of a `bigint` key, or a time key's milliseconds, in `row` at `column`.
+    func number(_ row: PostgresRow, at column: Int) throws -> Int64 {
+        switch self.kind {
+        case .integer: try row.decode(column, as: Int64.self)
+        case .time: try row.decode(column, as: PostgresMilliseconds.self).value
+        case .text: throw PostgresError.decoding(column: self.column, message: "a text key has no number")
         }
     }
 }

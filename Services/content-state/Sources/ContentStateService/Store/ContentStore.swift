@@ -42,19 +42,9 @@ struct ContentStore: Sendable {
         statementsAtOnce: 4, callsPerStatement: stateLineCallsPerStatement, entries: { $0.ids.count })
 }
 
-/// Conversions shared by the statements that read item times as milliseconds. Times are
-/// stored with millisecond precision and read as whole milliseconds since 1970.
+/// Times in the write functions' results: whole milliseconds since 1970, computed in SQL
+/// (reads select the `timestamptz` columns themselves, read as `PostgresMilliseconds`).
 enum ItemColumns {
-    /// The `timestamptz` `column` as a `bigint` of milliseconds since 1970. `date_part`
-    /// computes in `float8` where `extract` computes in `numeric`, which cost a changes page of
-    /// 100 items a third of its Postgres time (pgbench: 1,963-1,987 pages a second with
-    /// `extract`, 2,980-3,009 with `date_part`, the same rows). Times are stored in whole
-    /// milliseconds, and the `float8` seconds times 1000 round back to the exact millisecond
-    /// (a time in microseconds stays below 2^53 until the year 2255).
-    static func milliseconds(_ column: String) -> String {
-        "(date_part('epoch', \(column)) * 1000)::bigint"
-    }
-
     static func timestamp(_ row: PostgresRow, _ column: Int) throws -> Timestamp? {
         try row.decode(column, as: Int64?.self).map(Timestamp.init(milliseconds:))
     }
