@@ -1,3 +1,5 @@
+import TextCoding
+
 /// A `timestamptz` (or `timestamp`) cell read as whole milliseconds since 1970-01-01 UTC,
 /// rounded to the nearest (a half up): the time a reader of a binary result
 /// (`PostgresResultFormat.binary`) gets without the server computing anything. The binary form
@@ -29,11 +31,11 @@ public struct PostgresMilliseconds: PostgresDecodable, Hashable {
         guard type == .timestamptz || type == .timestamp, bytes.count == 8 else { return nil }
         let microseconds = Int64(bigEndian: bytes.loadUnaligned(as: Int64.self))
         guard microseconds != .max, microseconds != .min else { return nil }
-        // A half up, then floored (a time before 2000 is a negative count): the same
+        // A half up, then rounded down (a time before 2000 is a negative count): the same
         // millisecond counted from 1970, the epochs being whole milliseconds apart.
         let (shifted, overflow) = microseconds.addingReportingOverflow(500)
         guard !overflow else { return nil }
-        let milliseconds = shifted >= 0 ? shifted / 1000 : (shifted + 1) / 1000 - 1
+        let milliseconds = shifted.dividedRoundingDown(by: 1000).quotient
         return PostgresMilliseconds(milliseconds + Self.serverEpoch)
     }
 }

@@ -19,8 +19,8 @@ enum TimestampText {
             micros -= 1_000_000
         }
         let epochSeconds = Int64(whole) + secondsFrom1970To2001
-        let (days, secondOfDay) = floorDivide(epochSeconds, 86_400)
-        let (year, month, day) = CivilDate.fromDays(days)
+        let (days, secondOfDay) = epochSeconds.dividedRoundingDown(by: 86_400)
+        let (year, month, day) = CivilDate.fromDays(Int(days))
         var text = ""
         text.reserveCapacity(32)
         text += pad(year <= 0 ? 1 - year : year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
@@ -75,11 +75,6 @@ enum TimestampText {
         let epochSeconds = Int64(days) * 86_400 + secondOfDay - offset
         let reference = Double(epochSeconds - secondsFrom1970To2001) + Double(micros) / 1_000_000
         return Date(timeIntervalSinceReferenceDate: reference)
-    }
-
-    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int, Int64) {
-        let quotient = value >= 0 ? value / divisor : (value - divisor + 1) / divisor
-        return (Int(quotient), value - quotient * divisor)
     }
 
     private static func pad(_ value: Int, _ width: Int) -> String {

@@ -29,7 +29,7 @@ public enum RFC3339 {
     private static func milliseconds(_ date: Date) -> Int64? {
         let microseconds = (date.timeIntervalSince1970 * 1_000_000).rounded()
         guard let exact = Int64(exactly: microseconds) else { return nil }
-        return exact >= 0 ? exact / 1000 : (exact - 999) / 1000
+        return exact.dividedRoundingDown(by: 1000).quotient
     }
 
     /// `…Z` times by integer arithmetic; any other offset through Foundation.

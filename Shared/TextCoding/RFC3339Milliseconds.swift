@@ -27,7 +27,7 @@ public enum RFC3339Milliseconds {
     /// `String` in between (a page of results holds hundreds of times); returns the count.
     public static func write(_ milliseconds: Int64, to out: UnsafeMutableRawBufferPointer) -> Int {
         precondition(out.count >= Self.formattedCount)
-        let (days, msOfDay) = Self.floorDivide(milliseconds, 86_400_000)
+        let (days, msOfDay) = milliseconds.dividedRoundingDown(by: 86_400_000)
         let (year, month, day) = CivilDate.fromDays(Int(days))
         // Unsigned, narrow and constant divisors: each division is a multiplication.
         let time = UInt32(truncatingIfNeeded: msOfDay)
@@ -110,10 +110,5 @@ public enum RFC3339Milliseconds {
         case 4, 6, 9, 11: 30
         default: 31
         }
-    }
-
-    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
-        let quotient = value >= 0 ? value / divisor : (value - divisor + 1) / divisor
-        return (quotient, value - quotient * divisor)
     }
 }
