@@ -39,7 +39,7 @@ import Testing
                 server.stop()
                 try await server.start()
                 // Publish until the subscriber has resubscribed; messages sent before then are lost.
-                try await waitUntil("the subscriber is back", timeout: .seconds(10), interval: .milliseconds(50)) {
+                try await waitUntil("the subscriber is back", timeout: .seconds(30), interval: .milliseconds(50)) {
                     try await redis.command("PUBLISH", "news", "after restart").intValue == 1
                 }
                 #expect(await iterator.next()?.payload == "after restart")

@@ -27,12 +27,20 @@ enum TestRedis {
     }
 
     /// Runs `body` with a client of the test server, shutting it down afterwards.
+    ///
+    /// The client's timeouts are generous (`configure` may shorten them for a test about
+    /// timeouts): at the start of a full run every suite starts at once and two cores are
+    /// starved for seconds, long enough for the defaults (2 s to connect, 5 s a command) to
+    /// fail a test that is not about time.
     @discardableResult
     static func withClient<Result>(
         url: RedisURL? = nil, poolSize: Int = 4, configure: (inout RedisConfiguration) -> Void = { _ in },
         _ body: (RedisClient) async throws -> Result
     ) async throws -> Result {
         var configuration = RedisConfiguration(url: try url ?? Self.url(), poolSize: poolSize)
+        configuration.connectTimeout = .seconds(10)
+        configuration.commandTimeout = .seconds(30)
+        configuration.poolTimeout = .seconds(30)
         configure(&configuration)
         let client = RedisClient(configuration: configuration, logger: logger)
         do {
@@ -50,13 +58,13 @@ enum TestRedis {
         try await client.command("PUBSUB", "NUMSUB", channel).arrayValue?.last?.intValue
     }
 
-    /// Waits (up to 10 s) until Redis counts no subscriber of `channel`: it notices a closed or
+    /// Waits (up to 30 s, for a starved machine) until Redis counts no subscriber of `channel`: it notices a closed or
     /// unsubscribed connection asynchronously.
     static func waitUntilUnsubscribed(
         _ channel: String, client: RedisClient, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         try await waitUntil(
-            "the channel has no subscriber", timeout: .seconds(10), interval: .milliseconds(50), sourceLocation: sourceLocation
+            "the channel has no subscriber", timeout: .seconds(30), interval: .milliseconds(50), sourceLocation: sourceLocation
         ) {
             try await subscriberCount(channel, client: client) == 0
         }
