@@ -22,45 +22,56 @@ public struct JSONLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        LogOutput.standard.write(self.line(for: event), immediately: event.level >= .warning)
+        self.write(event)
     }
 
-    /// The line of `event` at `time`: one object, members sorted by key, then a newline.
-    func line(for event: LogEvent, time: timespec = LogLine.now()) -> [UInt8] {
-        var fields: [String: String] = [:]
-        for (key, value) in event.mergedMetadata(self.metadata, self.metadataProvider) { fields[key] = value.text }
-        fields["level"] = event.level.rawValue
-        fields["label"] = self.label
-        fields["message"] = "\(event.message)"
-        fields["source"] = event.source
-        fields["time"] = nil
+    /// One object, then a newline: the handler's own members (`label`, `level`, `message`,
+    /// `source`, `time`) and `fields` (`LogFields.merged`) sorted by key together; an own member
+    /// wins over a field of its name.
+    func line(
+        level: Logger.Level, message: String, source: String, fields: [LogField], time: timespec = LogLine.now()
+    ) -> [UInt8] {
         var line: [UInt8] = []
         line.reserveCapacity(256)
         line.append(UInt8(ascii: "{"))
-        var timeWritten = false
-        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
-            if !timeWritten, key > "time" {
-                Self.appendTime(time, to: &line)
-                timeWritten = true
+        var nextOwn = 0
+        // Writes the own members sorting before `key` (all that are left when nil).
+        func appendOwnMembers(before key: String?) {
+            while nextOwn < Self.ownMembers.count, key.map({ Self.ownMembers[nextOwn] < $0 }) ?? true {
+                if line.count > 1 { line.append(UInt8(ascii: ",")) }
+                LogLine.appendJSONString(Self.ownMembers[nextOwn], to: &line)
+                line.append(UInt8(ascii: ":"))
+                switch nextOwn {
+                case 0: LogLine.appendJSONString(self.label, to: &line)
+                case 1: LogLine.appendJSONString(level.rawValue, to: &line)
+                case 2: LogLine.appendJSONString(message, to: &line)
+                case 3: LogLine.appendJSONString(source, to: &line)
+                default:
+                    line.append(UInt8(ascii: "\""))
+                    LogLine.appendTime(to: &line, milliseconds: true, now: time)
+                    line.append(UInt8(ascii: "\""))
+                }
+                nextOwn += 1
             }
-            if line.count > 1 { line.append(UInt8(ascii: ",")) }
-            LogLine.appendJSONString(key, to: &line)
-            line.append(UInt8(ascii: ":"))
-            LogLine.appendJSONString(value, to: &line)
         }
-        if !timeWritten { Self.appendTime(time, to: &line) }
+        for field in fields {
+            appendOwnMembers(before: field.key)
+            if nextOwn < Self.ownMembers.count, Self.ownMembers[nextOwn] == field.key { continue }
+            if line.count > 1 { line.append(UInt8(ascii: ",")) }
+            LogLine.appendJSONString(field.key, to: &line)
+            line.append(UInt8(ascii: ":"))
+            LogLine.appendJSONString(field.value, to: &line)
+        }
+        appendOwnMembers(before: nil)
         line.append(contentsOf: [UInt8(ascii: "}"), 0x0A])
         return line
     }
 
-    /// `"time":"…"` in its sorted place, with milliseconds.
-    private static func appendTime(_ time: timespec, to line: inout [UInt8]) {
-        if line.count > 1 { line.append(UInt8(ascii: ",")) }
-        line.append(contentsOf: #""time":""#.utf8)
-        LogLine.appendTime(to: &line, milliseconds: true, now: time)
-        line.append(UInt8(ascii: "\""))
-    }
+    /// The members every line has, in key order (`line` writes them by this index).
+    private static let ownMembers = ["label", "level", "message", "source", "time"]
 }
+
+extension JSONLogHandler: FieldsLogHandler {}
 
 /// Writes one line per event to standard output (through `LogOutput`), laid out as swift-log's `StreamLogHandler`
 /// (`<time> <level> <label>: <key=value ...> [<source>] <message>`), but formats metadata
@@ -82,50 +93,39 @@ public struct TextLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        LogOutput.standard.write(self.line(for: event), immediately: event.level >= .warning)
+        self.write(event)
     }
 
-    /// The line of `event` at `time`: `<time> <level> <label>: <key=value ...> [<source>] <message>\n`,
-    /// metadata sorted by key, written straight into the bytes (the gateway writes one per request).
-    func line(for event: LogEvent, time: timespec = LogLine.now()) -> [UInt8] {
+    /// `<time> <level> <label>: <key=value ...> [<source>] <message>\n`, `fields`
+    /// (`LogFields.merged`: sorted by key) as the `key=value` pairs, written straight into the
+    /// bytes (the gateway writes one per request).
+    func line(
+        level: Logger.Level, message: String, source: String, fields: [LogField], time: timespec = LogLine.now()
+    ) -> [UInt8] {
         var line: [UInt8] = []
         line.reserveCapacity(256)
         LogLine.appendTime(to: &line, milliseconds: false, now: time)
         line.append(UInt8(ascii: " "))
-        line.append(contentsOf: event.level.rawValue.utf8)
+        line.append(contentsOf: level.rawValue.utf8)
         line.append(UInt8(ascii: " "))
         line.append(contentsOf: self.label.utf8)
         line.append(UInt8(ascii: ":"))
-        for (key, value) in event.mergedMetadata(self.metadata, self.metadataProvider).sorted(by: { $0.key < $1.key }) {
+        for field in fields {
             line.append(UInt8(ascii: " "))
-            line.append(contentsOf: key.utf8)
+            line.append(contentsOf: field.key.utf8)
             line.append(UInt8(ascii: "="))
-            line.append(contentsOf: value.text.utf8)
+            line.append(contentsOf: field.value.utf8)
         }
         line.append(contentsOf: " [".utf8)
-        line.append(contentsOf: event.source.utf8)
+        line.append(contentsOf: source.utf8)
         line.append(contentsOf: "] ".utf8)
-        line.append(contentsOf: event.message.description.utf8)
+        line.append(contentsOf: message.utf8)
         line.append(0x0A)
         return line
     }
 }
 
-extension LogEvent {
-    /// The handler's metadata, then the provider's, then the event's own (later ones win).
-    /// Gathered into one array rather than merged into a dictionary: a line has a handful of
-    /// keys, and the gateway writes one per request.
-    func mergedMetadata(_ handler: Logger.Metadata, _ provider: Logger.MetadataProvider?) -> [(key: String, value: Logger.MetadataValue)] {
-        let provided = provider?.get() ?? [:]
-        let own = self.metadata ?? [:]
-        var pairs: [(key: String, value: Logger.MetadataValue)] = []
-        pairs.reserveCapacity(handler.count + provided.count + own.count)
-        for (key, value) in handler where (provided.isEmpty || provided[key] == nil) && own[key] == nil { pairs.append((key, value)) }
-        for (key, value) in provided where own[key] == nil { pairs.append((key, value)) }
-        for (key, value) in own { pairs.append((key, value)) }
-        return pairs
-    }
-}
+extension TextLogHandler: FieldsLogHandler {}
 
 extension Logger.MetadataValue {
     /// A string as it is, anything else as `description` writes it.

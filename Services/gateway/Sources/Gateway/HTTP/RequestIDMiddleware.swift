@@ -32,13 +32,13 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
 
     private func log(_ request: Request, status: HTTPResponse.Status, since start: ContinuousClock.Instant, context: Context) {
         let milliseconds = Int((ContinuousClock.now - start).milliseconds.rounded())
-        context.logger.info(
-            "request",
-            metadata: [
-                "http.method": .string(request.method.rawValue),
-                "http.path": .string(context.endpointPath ?? "unmatched"),
-                "http.status": .string(String(status.code)),
-                "http.duration_ms": .string(String(milliseconds)),
+        context.logger.log(
+            level: .info, "request",
+            fields: [
+                "http.method": request.method.rawValue,
+                "http.path": context.endpointPath ?? "unmatched",
+                "http.status": String(status.code),
+                "http.duration_ms": String(milliseconds),
             ])
     }
 
