@@ -22,7 +22,7 @@ enum LogLine {
     }
 
     /// The second last formatted: a busy process writes many lines a second, and `gmtime_r`
-    /// (which takes glibc's time zone lock) was a sixth of a request line's cost.
+    /// (which takes glibc's time zone lock) was about a seventh of a request line's cost.
     private static let lastSecond = Mutex<(seconds: Int, text: [UInt8])>((Int.min, []))
 
     /// `2026-11-25T07:42:13` for `seconds` since 1970.
