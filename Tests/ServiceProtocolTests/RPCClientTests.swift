@@ -35,6 +35,22 @@ import Testing
         #expect(order != order.sorted(), "responses should complete out of request order")
     }
 
+    /// A server that vanished without closing (its network gone with it) acknowledges nothing:
+    /// the kernel drops the connection after `unacknowledgedTimeout` (`TCP_USER_TIMEOUT`).
+    @Test func connectionsGiveUpOnBytesLeftUnacknowledged() async throws {
+        try await withServer { server in
+            var configuration = clientConfiguration(ports: [server.port])
+            configuration.unacknowledgedTimeout = .milliseconds(1500)
+            let connection = try await RPCClientConnection.connect(
+                to: try SocketAddress(ipAddress: "127.0.0.1", port: server.port), configuration: configuration,
+                eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+            let milliseconds = try await connection.channel.getOption(RPCClientConnection.unacknowledgedTimeoutOption).get()
+            try await connection.channel.close()
+            #expect(milliseconds == 1500)
+            #expect(RPCClient.Configuration(endpoints: [], serviceName: "s", callerName: "c", serviceToken: "t").unacknowledgedTimeout == .seconds(2))
+        }
+    }
+
     @Test func callsSucceedWithOneOfTwoEndpointsDown() async throws {
         // A port with nothing listening stands for the endpoint that is down.
         let downPort = try await withServer { $0.port }

@@ -36,6 +36,13 @@ public final class RPCClient: Service, Sendable {
         /// Deadline of a call that sets none.
         public var callTimeout: Duration = .seconds(5)
         public var connectTimeout: Duration = .seconds(2)
+        /// How long bytes sent on a connection may go unacknowledged by the server's kernel
+        /// before the connection is dropped (`TCP_USER_TIMEOUT`). A server that vanished without
+        /// closing its connections (a killed container whose network went with it) then fails
+        /// its calls after about this long and an idempotent one is retried on another replica,
+        /// where it would otherwise wait out its deadline. A slow server is not affected: its
+        /// kernel acknowledges what it has not answered yet.
+        public var unacknowledgedTimeout: Duration = .seconds(2)
         public var minimumBackoff: Duration = .milliseconds(50)
         public var maximumBackoff: Duration = .seconds(5)
         /// How often DNS names are resolved again.

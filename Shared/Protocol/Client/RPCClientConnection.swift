@@ -17,6 +17,9 @@ final class RPCClientConnection: Sendable {
         self.address = address
     }
 
+    /// `TCP_USER_TIMEOUT`, in milliseconds (`Configuration.unacknowledgedTimeout`).
+    static let unacknowledgedTimeoutOption = ChannelOptions.socket(SocketOptionLevel(IPPROTO_TCP), SocketOptionName(TCP_USER_TIMEOUT))
+
     /// Connects to `address` and completes the `hello` handshake; throws `RPCError` when the
     /// server refuses us.
     static func connect(
@@ -28,6 +31,7 @@ final class RPCClientConnection: Sendable {
         let tls = configuration.tls
         let channel = try await ClientBootstrap(group: eventLoop)
             .connectTimeout(.nanoseconds(Int64(configuration.connectTimeout.milliseconds * 1_000_000)))
+            .channelOption(Self.unacknowledgedTimeoutOption, value: SocketOptionValue(configuration.unacknowledgedTimeout.milliseconds))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tls {
