@@ -22,9 +22,9 @@ extension FieldsLogHandler {
             immediately: level >= .warning)
     }
 
-    /// What `log(event:)` writes: the event's line.
+    /// What `log(event:)` writes: the event's line (`line(for:)`, the one the tests read).
     func write(_ event: LogEvent) {
-        self.log(level: event.level, message: event.message.description, fields: self.fields(of: event), source: event.source)
+        LogOutput.standard.write(self.line(for: event), immediately: event.level >= .warning)
     }
 
     /// The line of `event` at `time`.

@@ -58,8 +58,8 @@ enum TestRedis {
         try await client.command("PUBSUB", "NUMSUB", channel).arrayValue?.last?.intValue
     }
 
-    /// Waits (up to 30 s, for a starved machine) until Redis counts no subscriber of `channel`: it notices a closed or
-    /// unsubscribed connection asynchronously.
+    /// Waits (up to 30 s, for a starved machine) until Redis counts no subscriber of `channel`:
+    /// it notices a closed or unsubscribed connection asynchronously.
     static func waitUntilUnsubscribed(
         _ channel: String, client: RedisClient, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
