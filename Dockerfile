@@ -26,8 +26,9 @@ COPY Package.swift ./
 RUN swift package resolve
 
 COPY . .
-# The Swift runtime and Foundation are linked in statically, so the runtime image needs only
-# libpq, hiredis, OpenSSL (libcrypto: tokens signs RS256 with it) and the system libraries.
+# The Swift runtime and FoundationEssentials (the services link no more of Foundation, and no
+# ICU) are linked in statically, so the runtime image needs only libpq, hiredis, OpenSSL
+# (libcrypto: tokens signs RS256 with it) and the system libraries.
 # No DWARF (the symbol table stays, so backtraces name functions): a shorter build and a
 # smaller image. mock-idp is built in the same step (SwiftPM in a later step would see every
 # file of this layer as changed and build everything again) but staged apart: only the `mock`

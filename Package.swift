@@ -1,11 +1,11 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // Every module a target imports is one of its dependencies here, never reached through another
 // target's (scripts/lib/check_imports.py checks it in CI).
 let nio = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
 let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
-let nioFoundation = Target.Dependency.product(name: "NIOFoundationCompat", package: "swift-nio")
+let nioFoundation = Target.Dependency.product(name: "NIOFoundationEssentialsCompat", package: "swift-nio")
 let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
@@ -39,7 +39,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
+        // No traits: the default ones link full Foundation (and ICU) into every service for a
+        // form coder's DateFormatter, and swift-configuration, neither of which we use.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types.git", exact: "1.8.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", exact: "5.8.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
@@ -83,12 +85,14 @@ let package = Package(
         .target(name: "DPoP", dependencies: ["CompactJSON", "TextCoding", crypto], path: "Shared/DPoP"),
         // How opaque values are spelled as text: base64url, random UUIDs.
         .target(name: "TextCoding", dependencies: ["CGlibcExtras"], path: "Shared/TextCoding"),
-        .target(name: "Postgres", dependencies: ["CLibPQ", "CGlibcExtras", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Postgres"),
+        // Threads of our own, for loops that block in the kernel.
+        .target(name: "SystemThreads", dependencies: ["CGlibcExtras"], path: "Shared/SystemThreads"),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "CGlibcExtras", "SystemThreads", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Postgres"),
         .target(name: "Redis", dependencies: ["CHiredis", "CLibSSL", "TextCoding", nio, nioPosix, logging, metrics], path: "Shared/Redis"),
         .target(
             name: "ServiceKit",
             dependencies: [
-                "ServiceProtocol", "ServiceLaunch", "Redis", "TextCoding", "CGlibcExtras", nio, nioPosix, logging, lifecycle, unixSignals, metrics, prometheus,
+                "ServiceProtocol", "ServiceLaunch", "Redis", "SystemThreads", "TextCoding", "CGlibcExtras", nio, nioPosix, logging, lifecycle, unixSignals, metrics, prometheus,
                 hummingbird,
             ],
             path: "Shared/ServiceKit"),
@@ -240,7 +244,7 @@ let package = Package(
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
-                "ServiceKit", "PostgresService", "ServiceProtocol", "Postgres", "Redis", "CGlibcExtras", "TestSupport", hummingbird, logging,
+                "ServiceKit", "PostgresService", "ServiceProtocol", "Postgres", "Redis", "CGlibcExtras", "SystemThreads", "TestSupport", hummingbird, logging,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),
         .testTarget(name: "TextCodingTests", dependencies: ["TextCoding"]),

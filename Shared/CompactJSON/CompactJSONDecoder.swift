@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TextCoding
 
 /// A `Decoder` for the plain JSON our RPC payloads are made of (objects, arrays, strings,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TextCoding
 
 /// An `Encoder` that writes JSON as values arrive instead of building a tree first, for the

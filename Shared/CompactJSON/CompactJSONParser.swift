@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TextCoding
 
 /// A parsed JSON value. Numbers keep their text, so each is converted once, to the type asked.

@@ -1,5 +1,9 @@
 import CLibPQ
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+import TextCoding
+#endif
 
 /// One libpq `PGconn`. Every method blocks on the network, so it is only ever used on a
 /// thread-pool thread, behind the lock of its `PostgresConnection`.
@@ -125,8 +129,8 @@ final class LibPQConnection {
     }
 
     func scrub(_ message: String) -> String {
-        var message = message.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let password, !password.isEmpty { message = message.replacingOccurrences(of: password, with: "***") }
+        var message = message.trimmingWhitespace()
+        if let password, !password.isEmpty { message = message.replacing(password, with: "***") }
         return message
     }
 

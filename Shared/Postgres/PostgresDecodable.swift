@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TextCoding
 
 /// A Swift type a result cell (text format) can be read as. `Optional` of a decodable type

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A Swift value that can be bound as a parameter; optionals bind `nil` as NULL.
 /// Write `name.postgresValue` or `PostgresValue(name)` inside a bindings array.

@@ -1,7 +1,10 @@
-import CGlibcExtras
 import CLibPQ
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
+import SystemThreads
 
 /// One thread that waits, with epoll, for the replies to statements sent on any connection of
 /// a client, so that a statement costs its caller a send and a resumption, with no thread
@@ -45,10 +48,7 @@ final class PostgresReplyLoop: Sendable {
         event.events = EPOLLIN.rawValue
         event.data.fd = self.wakeup
         _ = epoll_ctl(self.epoll, EPOLL_CTL_ADD, self.wakeup, &event)
-        Thread { [self] in
-            _ = latchkey_name_current_thread("pg-replies")
-            self.run()
-        }.start()
+        NamedThread.start(name: "pg-replies") { [self] in self.run() }
     }
 
     deinit {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A bind parameter. Values always travel separately from the SQL text (`$1`, `$2`, ...).
 public enum PostgresValue: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Calls that run as statements, a few at once per key; the calls that come while those run

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TextCoding
 
 /// Converts `Date` to and from Postgres' ISO text form (`2024-05-01 12:30:00.123456+00`),

@@ -55,7 +55,7 @@ public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
                 user = ""
                 pass = userInfo
             }
-            guard let decodedUser = Self.percentDecoded(user), let decodedPass = Self.percentDecoded(pass) else {
+            guard let decodedUser = PercentDecoding.decode(user), let decodedPass = PercentDecoding.decode(pass) else {
                 throw invalid("bad percent-encoding in the credentials")
             }
             username = decodedUser.isEmpty ? nil : decodedUser
@@ -111,21 +111,5 @@ public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
         }
         let hostText = host.contains(":") ? "[\(host)]" : host
         return "\(tls ? "rediss" : "redis")://\(credentials)\(hostText):\(port)/\(database)"
-    }
-
-    private static func percentDecoded(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(HexDigit.value), let low = iterator.next().flatMap(HexDigit.value) else {
-                return nil
-            }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self)
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextCoding
 
 /// Reads typed settings from environment variables. Every failure names the variable, so a
 /// process can stop at start with one clear line.
@@ -11,7 +12,7 @@ public struct EnvironmentReader: Sendable {
 
     /// The variable's value, or nil when it is unset or empty.
     public func optional(_ name: String) -> String? {
-        guard let value = self.values[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        guard let value = self.values[name]?.trimmingWhitespace(), !value.isEmpty else { return nil }
         return value
     }
 
@@ -61,7 +62,7 @@ public struct EnvironmentReader: Sendable {
 
     /// A comma-separated list; empty items are dropped.
     public func list(_ name: String) -> [String] {
-        (self.optional(name) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        (self.optional(name) ?? "").split(separator: ",").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
     }
 }
 

@@ -1,7 +1,10 @@
-import CGlibcExtras
 import Dispatch
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
+import SystemThreads
 
 /// Standard output for log lines, shared by the log handlers of a process.
 ///
@@ -36,10 +39,7 @@ final class LogOutput: Sendable {
     /// An output to `descriptor`, with a flusher thread that lives as long as the process.
     init(descriptor: Int32) {
         self.descriptor = descriptor
-        Thread { [self] in
-            _ = latchkey_name_current_thread("log-flusher")
-            self.runFlusher()
-        }.start()
+        NamedThread.start(name: "log-flusher") { [self] in self.runFlusher() }
     }
 
     /// Queues `line` (a complete line, newline included); `immediately` writes it and everything

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import NIOCore
 import NIOPosix
@@ -79,7 +82,7 @@ public enum ServiceMain {
     }
 
     private static func fail(_ name: String, _ error: any Error) -> Never {
-        FileHandle.standardError.write(Data("\(name): configuration error: \(error)\n".utf8))
+        StandardError.write("\(name): configuration error: \(error)\n")
         exit(2)
     }
 

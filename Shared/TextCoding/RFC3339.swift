@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Times on the wire, in every service's params and results and the public API: RFC 3339 in
 /// UTC with milliseconds, e.g. `2026-11-22T10:04:05.123Z`. The one implementation of the

@@ -1,5 +1,8 @@
 import CGlibcExtras
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 extension UUID {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension UUID {
     /// The UUID `text` spells as `8-4-4-4-12` hexadecimal digits (either case), as

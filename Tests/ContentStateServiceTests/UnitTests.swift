@@ -1,7 +1,7 @@
 import ContentStateAPI
 import Foundation
 import NIOCore
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 import ServiceKit
 import Testing
 

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 import TestSupport
 import TextCoding
 import Testing

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 import TestSupport
 import Testing
 

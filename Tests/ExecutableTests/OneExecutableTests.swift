@@ -58,4 +58,27 @@ import Testing
         #expect(process.terminationStatus == 127)
         #expect(output.hasPrefix("gateway: cannot run \(folder.path)/latchkey-services: No such file or directory"))
     }
+
+    /// The executable links FoundationEssentials, not the rest of Foundation: Foundation proper,
+    /// its internationalization library and ICU's tables (about 8 MiB of resident code and 2 MiB
+    /// of relocated tables across the four processes, docs/benchmarks.md) are never loaded. One
+    /// module that imports `Foundation` instead brings them all back.
+    @Test func theServicesLoadNoFullFoundationNorICU() async throws {
+        let backend = try await BackendProcess.started("content-state")
+        // /proc files say they are empty: read to the end, not the size they give.
+        let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(backend.process.process.processIdentifier)/maps"))
+        let maps = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
+        try file.close()
+        backend.process.terminate()
+        _ = await backend.process.waitForExit(timeout: .seconds(60))
+        let libraries = Set(maps.split(separator: "\n").compactMap { line -> String? in
+            guard let path = line.firstIndex(of: "/") else { return nil }
+            return line[path...].split(separator: "/").last.map(String.init)
+        })
+        // The test build links the Swift runtime as libraries: what is loaded is in the map.
+        #expect(libraries.contains("libswiftCore.so") && libraries.contains("libFoundationEssentials.so"), "\(libraries.sorted())")
+        for library in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so", "libFoundationNetworking.so"] {
+            #expect(!libraries.contains(library), "\(library) is loaded")
+        }
+    }
 }

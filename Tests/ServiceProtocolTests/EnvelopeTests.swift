@@ -1,6 +1,6 @@
 import Foundation
 import NIOCore
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 import Testing
 
 @testable import ServiceProtocol

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 import NIOPosix
 
 @testable import ServiceProtocol

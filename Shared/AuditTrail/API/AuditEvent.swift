@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The security events of the audit trail (DESIGN.md section 9.3).
 public enum AuditEventType: String, Codable, Sendable, CaseIterable {

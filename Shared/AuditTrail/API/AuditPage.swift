@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `*.audit.list` params: newest first, optionally one user's or one type's; `limit` 1–200
 /// (default 50); `cursor` from the previous page's `next_cursor`.
@@ -73,15 +73,15 @@ public struct AuditCursor: Comparable, Sendable {
     static func micros(_ text: String) -> Int64 {
         // "2026-11-28T07:13:43.123456Z": whole seconds parsed, the fraction read as digits.
         let parts = text.dropLast().split(separator: ".", maxSplits: 1)
-        let formatter = ISO8601DateFormatter()
-        let seconds = formatter.date(from: String(parts[0]) + "Z").map { Int64($0.timeIntervalSince1970) } ?? 0
+        let whole = try? Date.ISO8601FormatStyle(timeZone: .gmt).parse(String(parts[0]) + "Z")
+        let seconds = whole.map { Int64($0.timeIntervalSince1970) } ?? 0
         var fraction = parts.count > 1 ? String(parts[1].prefix(6)) : ""
         while fraction.count < 6 { fraction += "0" }
         return seconds * 1_000_000 + (Int64(fraction) ?? 0)
     }
 
     public init?(text: String) {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        var base64 = text.replacing("-", with: "+").replacing("_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         guard text.count <= 128, let data = Data(base64Encoded: base64) else { return nil }
         let parts = String(decoding: data, as: UTF8.self).split(separator: "|")
@@ -92,8 +92,7 @@ public struct AuditCursor: Comparable, Sendable {
 
     public var text: String {
         Data("\(self.micros)|\(self.id.uuidString.lowercased())".utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+            .replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")
     }
 
     public static func < (a: Self, b: Self) -> Bool {

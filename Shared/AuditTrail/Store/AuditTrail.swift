@@ -1,5 +1,5 @@
 import AuditAPI
-import Foundation
+import FoundationEssentials
 import Postgres
 import ServiceProtocol
 

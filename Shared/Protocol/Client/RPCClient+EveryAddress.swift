@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension RPCClient {
     /// Calls `method` once on every server address this client has a healthy connection to, all

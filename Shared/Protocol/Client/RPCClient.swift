@@ -1,8 +1,8 @@
 import CoreMetrics
-import Foundation
+import FoundationEssentials
 import Logging
 import NIOCore
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 import NIOPosix
 import ServiceLifecycle
 import Synchronization

@@ -1,7 +1,7 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import NIOCore
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 import NIOPosix
 import NIOSSL
 import Synchronization

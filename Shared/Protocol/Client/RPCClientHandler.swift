@@ -1,6 +1,6 @@
-import Foundation
+import FoundationEssentials
 import NIOCore
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 
 /// Why a call got no response. Which case decides whether it may be retried elsewhere.
 enum RPCCallFailure: Error {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextCoding
 
 /// A `host:port` a client connects to. A DNS name stands for every address it resolves to.
 public struct RPCEndpoint: Sendable, Hashable, CustomStringConvertible {
@@ -12,7 +13,7 @@ public struct RPCEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `host:port` (or `[v6]:port`).
     public init(parsing text: String) throws {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         guard let colon = trimmed.lastIndex(of: ":"),
             let port = Int(trimmed[trimmed.index(after: colon)...]), (1...65535).contains(port)
         else {

@@ -1,7 +1,7 @@
 import CompactJSON
-import Foundation
+import FoundationEssentials
 import NIOCore
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 
 /// Version of the envelope format carried in `v`.
 public let rpcProtocolVersion = 1

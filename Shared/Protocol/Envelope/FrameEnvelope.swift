@@ -1,6 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOCore
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 import TextCoding
 
 /// The top-level members of a request or response frame, found by `JSONObjectScanner`:

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NIOCore
 
 /// A request as a server reads it: the envelope's fields, with `params` still as bytes for

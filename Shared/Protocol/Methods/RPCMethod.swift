@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NIOCore
 
 /// One method of a service's internal API: its wire name and the types of its params and

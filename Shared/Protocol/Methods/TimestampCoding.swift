@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TextCoding
 
 // `Codable` params and results spell their times with `RFC3339` (TextCoding).

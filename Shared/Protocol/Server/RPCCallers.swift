@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import TextCoding
 
 /// The callers a backend admits and what each may call (`RPC_CALLERS`, DESIGN.md §9.5): one
@@ -36,7 +36,7 @@ public struct RPCCallers: Sendable, Equatable {
     /// Reads the file's text (see the type's comment for the format).
     public init(parsing text: String) throws(ParseError) {
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r"))
+            let line = raw.trimming(where: { $0 == " " || $0 == "\t" || $0 == "\r" })
             guard !line.isEmpty, !line.hasPrefix("#") else { continue }
             let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
             guard fields.count == 3 else { throw ParseError(line: index + 1, reason: "expected name:token-hash:methods") }
@@ -48,7 +48,7 @@ public struct RPCCallers: Sendable, Equatable {
             guard let hash = Self.hexBytes(fields[1]), hash.count == 32 else {
                 throw ParseError(line: index + 1, reason: "the token hash is 64 lowercase hex digits (SHA-256 of the token)")
             }
-            let patterns = fields[2].split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t")) }.filter { !$0.isEmpty }
+            let patterns = fields[2].split(separator: ",").map { $0.trimming(where: { $0 == " " || $0 == "\t" }) }.filter { !$0.isEmpty }
             guard !patterns.isEmpty else { throw ParseError(line: index + 1, reason: "\(name) may call no method") }
             self.callers[name] = Caller(name: name, tokenHash: hash, permissions: RPCPermissions(patterns))
         }

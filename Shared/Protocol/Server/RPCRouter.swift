@@ -1,7 +1,7 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import NIOCore
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 
 /// The methods a server answers, each with its parameter and result types.
 ///

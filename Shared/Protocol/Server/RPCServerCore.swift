@@ -1,7 +1,7 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import NIOCore
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 
 /// What every connection of a server shares: its settings, methods and request decoder.
 /// Answers the handshake and each request; knows nothing of channels.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Params of `content.favorites.put`. A member left out keeps the stored value, `null`
 /// clears it (see `FieldUpdate`).

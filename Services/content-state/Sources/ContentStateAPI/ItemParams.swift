@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Params of the methods about one item of one user: `content.favorites.remove`,
 /// `.toggle`, `content.read.mark`, `.unmark`, `content.unlikes.put`, `.remove`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An item marked read, as `content.read.mark` and `content.read.list` return it.
 public struct ReadMark: Codable, Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Params of `content.state.query`.
 public struct StateQueryParams: Codable, Sendable, Hashable {

@@ -1,5 +1,5 @@
 import CompactJSON
-import Foundation
+import FoundationEssentials
 import TextCoding
 
 /// A state query's params are the largest the gateway sends on a busy path (up to `MAX_BATCH`

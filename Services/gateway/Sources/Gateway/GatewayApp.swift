@@ -1,6 +1,6 @@
 import ContentStateService
 import DPoP
-import Foundation
+import FoundationEssentials
 import Hummingbird
 import IdentityAPI
 import Logging

@@ -1,6 +1,6 @@
 import ContentStateService
 import Crypto
-import Foundation
+import FoundationEssentials
 import PostgresService
 import ServiceKit
 import ServiceProtocol

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `identity.appleNotification` params: Apple's body as it came, `{"payload":"<JWS>"}`.
 public struct AppleNotificationParams: Sendable, Codable, Equatable {

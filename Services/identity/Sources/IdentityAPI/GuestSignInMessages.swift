@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a guest's sign-in did (DESIGN.md section 9.1).
 public enum GuestSignInOutcome: String, Sendable, Codable, Equatable {

@@ -1,5 +1,5 @@
 import AuditAPI
-import Foundation
+import FoundationEssentials
 
 /// `identity.signIn` result.
 public struct SignInResult: Sendable, Codable, Equatable {

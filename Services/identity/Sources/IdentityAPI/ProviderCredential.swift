@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextCoding
 
 /// What a client presents to prove a provider identity: the provider's token (Apple
 /// `identity_token`; Google `id_token` or `access_token`), and what only the client knows
@@ -85,6 +86,6 @@ struct FullName: Decodable {
             try container.decodeIfPresent(String.self, forKey: .givenName),
             try container.decodeIfPresent(String.self, forKey: .familyName),
         ]
-        self.text = parts.compactMap { $0?.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+        self.text = parts.compactMap { $0?.trimmingWhitespace() }.filter { !$0.isEmpty }.joined(separator: " ")
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TextCoding
 
 /// The Redis channel on which identity announces that a user changed, so that a reader that

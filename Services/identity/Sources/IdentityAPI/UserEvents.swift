@@ -1,5 +1,5 @@
 import AuditAPI
-import Foundation
+import FoundationEssentials
 
 /// The user lifecycle events other services read (DESIGN.md section 9.4).
 public enum UserEventType: String, Codable, Sendable, CaseIterable {

@@ -1,6 +1,6 @@
 import IdentityAPI
 import AsyncHTTPClient
-import Foundation
+import FoundationEssentials
 import Logging
 import Postgres
 import Redis

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where the service reads the time, so that tests can move it instead of sleeping.
 public struct IdentityClock: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ServiceKit
 
 /// The identity service's settings (DESIGN.md section 3), read from the environment.

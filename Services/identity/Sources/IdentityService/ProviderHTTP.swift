@@ -1,6 +1,6 @@
 import IdentityAPI
 import AsyncHTTPClient
-import Foundation
+import FoundationEssentials
 import NIOCore
 import NIOHTTP1
 
@@ -48,11 +48,25 @@ struct ProviderHTTP: Sendable {
         }
     }
 
+    /// `name=value&...` with each value percent-encoded: every UTF-8 byte but ASCII letters,
+    /// digits and `-._~` as `%XX`.
     static func formEncode(_ form: [(String, String)]) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return form.map { name, value in
-            "\(name)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
-        }.joined(separator: "&")
+        form.map { name, value in "\(name)=\(Self.percentEncoded(value))" }.joined(separator: "&")
+    }
+
+    private static func percentEncoded(_ value: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(value.utf8.count)
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                bytes.append(byte)
+            default:
+                bytes.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -1,5 +1,8 @@
 import ContentStateService
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Gateway
 import IdentityService
 import ServiceKit
@@ -9,7 +12,7 @@ import TokenService
 // The four services in one executable (`LatchkeyService`): the service is the first argument,
 // or the name this was started under (a launcher or a link named `gateway`, `tokens`, ...).
 guard let request = LatchkeyService.requested(by: CommandLine.arguments) else {
-    FileHandle.standardError.write(Data(LatchkeyService.usage.utf8))
+    StandardError.write(LatchkeyService.usage)
     exit(64)
 }
 request.service.nameProcess()

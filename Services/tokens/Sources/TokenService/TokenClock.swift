@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where the service reads the time: the wall clock in production, a clock the test drives
 /// (grace windows, expiry) in tests.

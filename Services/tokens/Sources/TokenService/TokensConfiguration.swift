@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ServiceKit
 
 /// What `tokens` reads from the environment besides the common settings (DESIGN.md section 3).

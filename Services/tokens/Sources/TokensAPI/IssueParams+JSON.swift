@@ -1,5 +1,5 @@
 import CompactJSON
-import Foundation
+import FoundationEssentials
 import TextCoding
 
 /// A sign-in's session to open, sent by the gateway and read by `tokens` on every sign-in:

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TextCoding
 
 /// The Redis names of the revocation copy: written by `tokens`, read by the gateway and any

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `tokens.issue` parameters: a new session for a user who just signed in.
 public struct IssueParams: Codable, Sendable, Equatable {

@@ -1,5 +1,5 @@
 import CompactJSON
-import Foundation
+import FoundationEssentials
 import ServiceProtocol
 
 extension TokenPair {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What `tokens.issue` and `tokens.refresh` return: a signed access token and the opaque
 /// refresh token that replaces the presented one.

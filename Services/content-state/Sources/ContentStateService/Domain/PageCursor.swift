@@ -1,6 +1,6 @@
 import TextCoding
 import ContentStateAPI
-import Foundation
+import FoundationEssentials
 import ServiceKit
 import ServiceProtocol
 

@@ -1,5 +1,5 @@
 import ContentStateAPI
-import Foundation
+import FoundationEssentials
 import Postgres
 
 /// The lists ordered by the time of a mark, most recent first: read items and unliked items.

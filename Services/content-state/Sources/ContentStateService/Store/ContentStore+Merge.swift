@@ -1,5 +1,5 @@
 import ContentStateAPI
-import Foundation
+import FoundationEssentials
 import Postgres
 
 extension ContentStore {

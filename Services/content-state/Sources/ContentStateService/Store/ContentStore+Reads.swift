@@ -1,5 +1,5 @@
 import ContentStateAPI
-import Foundation
+import FoundationEssentials
 import Postgres
 import TextCoding
 
@@ -38,7 +38,7 @@ struct ReadStatement: Sendable {
         let arrays = zip(1..., types).map { "$\($0)::\($1)[]" }.joined(separator: ", ")
         var lateral = single
         for number in (1...types.count).reversed() {
-            lateral = lateral.replacingOccurrences(of: "$\(number)", with: "u.p\(number)")
+            lateral = lateral.replacing("$\(number)", with: "u.p\(number)")
         }
         self.batch = """
             SELECT u.read_index, r.*

@@ -1,5 +1,5 @@
 import ContentStateAPI
-import Foundation
+import FoundationEssentials
 import Postgres
 import TextCoding
 

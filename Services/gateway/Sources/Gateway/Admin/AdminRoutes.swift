@@ -1,7 +1,7 @@
 import AccountAdministration
 import AuditAPI
 import Crypto
-import Foundation
+import FoundationEssentials
 import HTTPTypes
 import Hummingbird
 import HummingbirdBcrypt
@@ -145,8 +145,8 @@ struct AdminRoutes: Sendable {
     static func newSessionToken() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return Data(bytes).base64EncodedString().replacing("+", with: "-")
+            .replacing("/", with: "_").replacing("=", with: "")
     }
 
     /// The Redis key of a session: only the hash of the cookie value is stored.
@@ -158,8 +158,8 @@ struct AdminRoutes: Sendable {
         for header in request.headers[values: .cookie] {
             for pair in header.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == Self.cookieName {
-                    let value = parts[1].trimmingCharacters(in: .whitespaces)
+                if parts.count == 2, parts[0].trimmingWhitespace() == Self.cookieName {
+                    let value = parts[1].trimmingWhitespace()
                     return value.isEmpty || value.utf8.count > 128 ? nil : value
                 }
             }

@@ -1,6 +1,6 @@
 import AccountAdministration
 import ContentStateAPI
-import Foundation
+import FoundationEssentials
 import IdentityAPI
 import ServiceProtocol
 import TokensAPI

@@ -1,5 +1,5 @@
 import AuditAPI
-import Foundation
+import FoundationEssentials
 import Hummingbird
 import IdentityAPI
 import ServiceProtocol

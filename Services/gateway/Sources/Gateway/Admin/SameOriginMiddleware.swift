@@ -27,7 +27,7 @@ struct SameOriginMiddleware: RouterMiddleware {
         }
         guard let origin = headers[.origin] else { return true }
         // `Origin: scheme://host[:port]` against the `Host` the browser sent it to.
-        guard let host = authority, let schemeEnd = origin.range(of: "://") else { return false }
+        guard let host = authority, let schemeEnd = origin.firstRange(of: "://") else { return false }
         return origin[schemeEnd.upperBound...].lowercased() == host.lowercased()
     }
 }

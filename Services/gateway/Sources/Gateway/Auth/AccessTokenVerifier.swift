@@ -1,9 +1,9 @@
 import CompactJSON
-import Foundation
+import FoundationEssentials
 import JWTKit
 import Logging
 import NIOCore
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 import ServiceProtocol
 import TextCoding
 import TokensAPI

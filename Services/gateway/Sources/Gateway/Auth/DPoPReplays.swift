@@ -1,6 +1,6 @@
 import Crypto
 import DPoP
-import Foundation
+import FoundationEssentials
 import Logging
 import Redis
 import TextCoding

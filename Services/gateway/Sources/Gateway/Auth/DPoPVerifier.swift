@@ -1,5 +1,5 @@
 import DPoP
-import Foundation
+import FoundationEssentials
 import HTTPTypes
 import Hummingbird
 import Logging

@@ -1,9 +1,10 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+import TextCoding
 #endif
 
 /// An IPv4 or IPv6 address as its bytes (4 or 16), parsed strictly by `inet_pton`.
@@ -91,7 +92,7 @@ struct ClientAddressResolver: Sendable {
     func resolve(peer: IPAddress?, forwardedFor headers: [String]) -> IPAddress? {
         guard let peer else { return nil }
         guard self.isTrusted(peer) else { return peer }
-        let entries = headers.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+        let entries = headers.flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespace() }
         var client = peer
         for entry in entries.reversed() {
             // An entry a trusted proxy did not write legibly ends the walk at the last hop known.

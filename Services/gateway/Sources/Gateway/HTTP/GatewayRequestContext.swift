@@ -1,5 +1,5 @@
 import AuditAPI
-import Foundation
+import FoundationEssentials
 import HTTPTypes
 import Hummingbird
 import NIOCore

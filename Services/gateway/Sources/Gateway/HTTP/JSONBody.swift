@@ -1,8 +1,8 @@
 import CompactJSON
-import Foundation
+import FoundationEssentials
 import Hummingbird
 import NIOCore
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 import ServiceProtocol
 
 /// Any JSON value: how the gateway reads a client's body and picks the members it forwards,

@@ -1,5 +1,5 @@
 import TextCoding
-import Foundation
+import FoundationEssentials
 import Hummingbird
 import Logging
 import ServiceKit

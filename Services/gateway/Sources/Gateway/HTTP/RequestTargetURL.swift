@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import Hummingbird
+import TextCoding
 
 /// The URL a client called, as a DPoP proof's `htu` must name it (DESIGN.md section 9.2):
 /// `PUBLIC_BASE_URL` and the path when it is set; else the request's scheme and `Host`, with
@@ -25,7 +26,7 @@ struct RequestTargetURL: Sendable {
 
     /// The first entry of a comma list a proxy may have appended to.
     private static func first(_ value: String?) -> String? {
-        guard let entry = value?.split(separator: ",").first?.trimmingCharacters(in: .whitespaces), !entry.isEmpty else { return nil }
+        guard let entry = value?.split(separator: ",").first?.trimmingWhitespace(), !entry.isEmpty else { return nil }
         return entry
     }
 }

@@ -1,9 +1,10 @@
 import ContentStateAPI
 import ContentStateService
-import Foundation
+import FoundationEssentials
 import Hummingbird
 import NIOCore
 import ServiceProtocol
+import TextCoding
 
 /// Favorites, read marks, unlikes, state queries and the changes feed (DESIGN.md section 6):
 /// each a call of content-state for the verified user, whose result is the response body as
@@ -149,9 +150,9 @@ struct ContentRoutes: Sendable {
 
     /// The user and the percent-decoded `item_id` of the path; content-state checks its rules.
     static func item(_ context: GatewayRequestContext) throws -> ItemParams {
-        // Most ids have no escape; Foundation's decoding goes through a CFString even then.
+        // Most ids have no escape: those are taken as they are.
         guard let raw = context.parameters.get("item_id"),
-            let itemID = raw.utf8.contains(UInt8(ascii: "%")) ? raw.removingPercentEncoding : raw
+            let itemID = raw.utf8.contains(UInt8(ascii: "%")) ? PercentDecoding.decode(raw) : raw
         else {
             throw APIError.badRequest("The item id in the path is not valid percent-encoding")
         }

@@ -1,5 +1,5 @@
 import AccountAdministration
-import Foundation
+import FoundationEssentials
 import IdentityAPI
 import Logging
 import Redis

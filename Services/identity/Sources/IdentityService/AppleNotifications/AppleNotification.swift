@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A verified Sign in with Apple server-to-server notification: which event, for which Apple
 /// account (`subject`), under which `jti` (each is applied once).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JWTKit
 
 /// The claims of a Sign in with Apple server-to-server notification: `iss`, `aud`, `iat`,

@@ -1,6 +1,6 @@
 import AuditAPI
 import AuditTrail
-import Foundation
+import FoundationEssentials
 import IdentityAPI
 import Postgres
 import ServiceProtocol

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ServiceProtocol
 
 /// Verifies a notification's JWS as an Apple identity token is verified (Apple's JWKS and its

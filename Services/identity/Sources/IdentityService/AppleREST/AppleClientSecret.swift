@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JWTKit
 
 /// Apple's `client_secret`: an ES256 JWT signed with the team's `.p8` key

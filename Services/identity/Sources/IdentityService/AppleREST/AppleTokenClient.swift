@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// Calls Apple's REST endpoints: exchanges an authorization code for a refresh token, and

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// Seals Apple refresh tokens with AES-256-GCM before they reach Postgres
 /// (key: `APPLE_TOKEN_ENCRYPTION_KEY`). Stored form: nonce ‖ ciphertext ‖ tag.

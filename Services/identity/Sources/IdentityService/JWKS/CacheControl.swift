@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextCoding
 
 /// The part of a `Cache-Control` header the JWKS cache honours: how long a response stays fresh.
 enum CacheControl {
@@ -7,12 +8,12 @@ enum CacheControl {
         guard let header else { return nil }
         var result: TimeInterval?
         for directive in header.split(separator: ",") {
-            let parts = directive.trimmingCharacters(in: .whitespaces).lowercased().split(separator: "=", maxSplits: 1)
+            let parts = directive.trimmingWhitespace().lowercased().split(separator: "=", maxSplits: 1)
             switch parts.first {
             case "no-cache", "no-store":
                 return 0
             case "max-age":
-                if parts.count == 2, let seconds = Int(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\" "))), seconds >= 0 {
+                if parts.count == 2, let seconds = Int(parts[1].trimming(where: { $0 == "\"" || $0 == " " })), seconds >= 0 {
                     result = TimeInterval(seconds)
                 }
             default:

@@ -1,6 +1,6 @@
 import IdentityAPI
 import CoreMetrics
-import Foundation
+import FoundationEssentials
 import JWTKit
 import Logging
 

@@ -1,8 +1,9 @@
 import AuditAPI
 import AuditTrail
 import IdentityAPI
-import Foundation
+import FoundationEssentials
 import ServiceProtocol
+import TextCoding
 
 extension IdentityBackend {
     /// Registers every `identity.*` method on `router`. Every method that may change a user
@@ -52,7 +53,7 @@ extension IdentityBackend {
             // At most 256 characters as sent (openapi.yaml's `maxLength`, which counts code
             // points), before the spaces around it are dropped.
             guard (params.query?.unicodeScalars.count ?? 0) <= 256 else { throw IdentityError.badRequest("query is too long") }
-            let query = params.query?.trimmingCharacters(in: .whitespaces)
+            let query = params.query?.trimmingWhitespace()
             guard query.map(StorableText.isStorable) ?? true else {
                 throw IdentityError.badRequest("query must not contain NUL characters")
             }

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import IdentityAPI
 import ServiceProtocol
+import TextCoding
 
 extension ProviderCredential {
     /// Bounds every client-supplied string (tokens are bounded by the verifiers).
@@ -15,7 +16,7 @@ extension ProviderCredential {
             throw .badRequest("authorization_code must be 1 to 4096 bytes")
         }
         if let name = self.fullName {
-            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = name.trimmingWhitespace()
             guard trimmed.count <= 200 else { throw .badRequest("full_name is too long") }
             copy.fullName = trimmed.isEmpty ? nil : trimmed
         }

@@ -1,5 +1,5 @@
 import AuditAPI
-import Foundation
+import FoundationEssentials
 import IdentityAPI
 
 /// Where identity keeps its audit trail (DESIGN.md section 9.3).

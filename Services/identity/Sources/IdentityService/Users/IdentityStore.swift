@@ -1,7 +1,7 @@
 import AuditAPI
 import AuditTrail
 import IdentityAPI
-import Foundation
+import FoundationEssentials
 import Postgres
 import ServiceProtocol
 

@@ -1,5 +1,5 @@
 import IdentityAPI
-import Foundation
+import FoundationEssentials
 import Logging
 import ServiceProtocol
 

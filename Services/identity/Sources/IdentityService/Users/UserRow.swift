@@ -1,5 +1,5 @@
 import IdentityAPI
-import Foundation
+import FoundationEssentials
 import Postgres
 
 /// The columns every user query selects, and how a row becomes a `User`.

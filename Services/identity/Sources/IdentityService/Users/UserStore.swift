@@ -1,7 +1,7 @@
 import AuditAPI
 import AuditTrail
 import IdentityAPI
-import Foundation
+import FoundationEssentials
 import Postgres
 import ServiceProtocol
 
@@ -167,8 +167,7 @@ struct UserStore: Sendable {
 
     /// `%`, `_` and `\` match themselves in a LIKE pattern.
     static func escapeLike(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_")
+        text.replacing("\\", with: "\\\\").replacing("%", with: "\\%").replacing("_", with: "\\_")
     }
 }
 
@@ -184,7 +183,7 @@ struct UserCursor: Equatable {
     }
 
     init?(text: String) {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        var base64 = text.replacing("-", with: "+").replacing("_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         guard text.count <= 128, let data = Data(base64Encoded: base64) else { return nil }
         let parts = String(decoding: data, as: UTF8.self).split(separator: "|")
@@ -195,7 +194,6 @@ struct UserCursor: Equatable {
 
     var text: String {
         Data("\(self.createdMicros)|\(self.id.uuidString)".utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+            .replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")
     }
 }

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Crypto
-import Foundation
+import FoundationEssentials
 import IdentityAPI
 import Logging
 import CoreMetrics

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import TextCoding
 
 /// The claim checks JWTKit leaves to us: issuer, time with leeway, and the nonce.

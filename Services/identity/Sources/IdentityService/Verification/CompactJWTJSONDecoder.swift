@@ -1,5 +1,5 @@
 import CompactJSON
-import Foundation
+import FoundationEssentials
 import JWTKit
 
 /// The JSON decoder JWTKit reads provider tokens with: the compact decoder, times read as

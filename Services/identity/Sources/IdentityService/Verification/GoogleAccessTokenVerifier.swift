@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Accepts a Google OAuth access token only after tokeninfo shows it was issued to one of our
 /// client IDs (an access token by itself proves nothing about its audience), then reads the

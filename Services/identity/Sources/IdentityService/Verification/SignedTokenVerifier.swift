@@ -1,5 +1,5 @@
 import CompactJSON
-import Foundation
+import FoundationEssentials
 import JWTKit
 
 /// Checks a provider JWT's signature against the provider's JWKS with the algorithm pinned to

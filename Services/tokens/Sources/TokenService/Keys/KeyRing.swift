@@ -1,7 +1,7 @@
 import TextCoding
 import TokensAPI
 import TokensJWT
-import Foundation
+import FoundationEssentials
 import JWTKit
 import Logging
 import ServiceKit

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import ServiceKit
 
 /// `tokens keygen [RS256|ES256|EdDSA]`: writes a new key into `SIGNING_KEYS_DIR` (mode 0600).
@@ -14,7 +17,7 @@ public enum KeygenCommand {
             var algorithm = try env.choice("SIGNING_ALG", default: SigningAlgorithm.rs256)
             if let name = arguments.first {
                 guard let chosen = SigningAlgorithm(rawValue: name.lowercased()) else {
-                    FileHandle.standardError.write(Data("usage: tokens keygen [RS256|ES256|EdDSA]\n".utf8))
+                    StandardError.write("usage: tokens keygen [RS256|ES256|EdDSA]\n")
                     return 2
                 }
                 algorithm = chosen
@@ -33,7 +36,7 @@ public enum KeygenCommand {
             print("wrote \(folder.appendingPathComponent(key.fileName).path) kid=\(key.kid) alg=\(key.algorithm.jwsName)")
             return 0
         } catch {
-            FileHandle.standardError.write(Data("tokens keygen: \(error)\n".utf8))
+            StandardError.write("tokens keygen: \(error)\n")
             return 1
         }
     }

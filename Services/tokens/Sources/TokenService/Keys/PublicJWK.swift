@@ -1,6 +1,6 @@
 import TextCoding
 import Crypto
-import Foundation
+import FoundationEssentials
 import ServiceKit
 import TokensAPI
 import _CryptoExtras

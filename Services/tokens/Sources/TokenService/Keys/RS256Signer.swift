@@ -1,6 +1,6 @@
 import TextCoding
 import CLibCrypto
-import Foundation
+import FoundationEssentials
 import JWTKit
 import TokensJWT
 import ServiceKit

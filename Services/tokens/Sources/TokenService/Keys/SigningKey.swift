@@ -1,6 +1,6 @@
 import TokensAPI
 import Crypto
-import Foundation
+import FoundationEssentials
 import JWTKit
 import _CryptoExtras
 

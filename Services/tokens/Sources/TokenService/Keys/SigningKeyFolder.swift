@@ -1,6 +1,6 @@
 import TextCoding
 import TokensAPI
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -158,8 +158,8 @@ public struct SigningKeyFolder: Sendable {
                 throw SigningKeyError.unwritableFolder(path, String(cString: strerror(errno)))
             }
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: self.url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: self.url.path, isDirectory: &isDirectory), isDirectory else {
             throw SigningKeyError.unwritableFolder(self.url.path, "not a folder")
         }
     }

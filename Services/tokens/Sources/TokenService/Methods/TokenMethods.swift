@@ -1,7 +1,7 @@
 import AuditAPI
 import AuditTrail
 import TokensAPI
-import Foundation
+import FoundationEssentials
 import Postgres
 import Redis
 import ServiceProtocol

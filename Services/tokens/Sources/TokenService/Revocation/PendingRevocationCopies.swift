@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Postgres
 
 /// The Redis copies still owed for revocations (`tokens.revocation_copies`, written in the

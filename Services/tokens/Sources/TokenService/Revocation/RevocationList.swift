@@ -1,6 +1,6 @@
 import TextCoding
 import TokensAPI
-import Foundation
+import FoundationEssentials
 import Logging
 import Redis
 import ServiceKit

@@ -1,5 +1,5 @@
 import TokensAPI
-import Foundation
+import FoundationEssentials
 import Logging
 import Postgres
 import ServiceKit

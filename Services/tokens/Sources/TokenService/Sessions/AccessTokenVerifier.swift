@@ -1,5 +1,5 @@
 import CompactJSON
-import Foundation
+import FoundationEssentials
 import Logging
 import TokensAPI
 import TokensJWT

@@ -1,6 +1,6 @@
 import AuditTrail
 import TokensAPI
-import Foundation
+import FoundationEssentials
 import Logging
 import Postgres
 import ServiceProtocol

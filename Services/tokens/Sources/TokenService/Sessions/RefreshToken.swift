@@ -1,7 +1,7 @@
 import TextCoding
 import TokensAPI
 import Crypto
-import Foundation
+import FoundationEssentials
 import ServiceKit
 import ServiceProtocol
 

@@ -2,7 +2,7 @@ import AuditAPI
 import AuditTrail
 import TextCoding
 import TokensAPI
-import Foundation
+import FoundationEssentials
 import ServiceKit
 import ServiceProtocol
 

@@ -2,7 +2,7 @@ import AuditAPI
 import AuditTrail
 import ServiceProtocol
 import TokensAPI
-import Foundation
+import FoundationEssentials
 
 /// Revoking sessions: Postgres first (the source of truth), then the Redis copy and its channel.
 struct SessionRevocation: Sendable {

@@ -1,5 +1,5 @@
 import AuditTrail
-import Foundation
+import FoundationEssentials
 import Postgres
 
 /// A session waiting in `SessionStore.creations`: `SessionStore.creation`'s parameters.

@@ -1,7 +1,7 @@
 import AuditTrail
 import TextCoding
 import TokensAPI
-import Foundation
+import FoundationEssentials
 import ServiceProtocol
 import Postgres
 
