@@ -129,7 +129,7 @@ final class LibPQConnection {
     }
 
     func scrub(_ message: String) -> String {
-        var message = message.trimmingWhitespace()
+        var message = message.trimmingWhitespaceAndNewlines()
         if let password, !password.isEmpty { message = message.replacing(password, with: "***") }
         return message
     }

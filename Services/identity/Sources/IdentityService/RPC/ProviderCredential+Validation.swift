@@ -16,7 +16,7 @@ extension ProviderCredential {
             throw .badRequest("authorization_code must be 1 to 4096 bytes")
         }
         if let name = self.fullName {
-            let trimmed = name.trimmingWhitespace()
+            let trimmed = name.trimmingWhitespaceAndNewlines()
             guard trimmed.count <= 200 else { throw .badRequest("full_name is too long") }
             copy.fullName = trimmed.isEmpty ? nil : trimmed
         }
