@@ -130,7 +130,7 @@ final class LibPQConnection {
 
     func scrub(_ message: String) -> String {
         var message = message.trimmingWhitespaceAndNewlines()
-        if let password, !password.isEmpty { message = message.replacing(password, with: "***") }
+        if let password, !password.isEmpty { message = message.replacingBytes(of: password, with: "***") }
         return message
     }
 

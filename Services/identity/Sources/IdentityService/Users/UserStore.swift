@@ -4,6 +4,7 @@ import IdentityAPI
 import FoundationEssentials
 import Postgres
 import ServiceProtocol
+import TextCoding
 
 /// Reads and changes users in `identity.users`.
 struct UserStore: Sendable {
@@ -167,7 +168,7 @@ struct UserStore: Sendable {
 
     /// `%`, `_` and `\` match themselves in a LIKE pattern.
     static func escapeLike(_ text: String) -> String {
-        text.replacing("\\", with: "\\\\").replacing("%", with: "\\%").replacing("_", with: "\\_")
+        text.replacingBytes(of: "\\", with: "\\\\").replacingBytes(of: "%", with: "\\%").replacingBytes(of: "_", with: "\\_")
     }
 }
 
