@@ -145,8 +145,7 @@ struct AdminRoutes: Sendable {
     static func newSessionToken() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString().replacing("+", with: "-")
-            .replacing("/", with: "_").replacing("=", with: "")
+        return Base64URL.encode(bytes)
     }
 
     /// The Redis key of a session: only the hash of the cookie value is stored.

@@ -194,7 +194,6 @@ struct UserCursor: Equatable {
     }
 
     var text: String {
-        Data("\(self.createdMicros)|\(self.id.uuidString)".utf8).base64EncodedString()
-            .replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")
+        Base64URL.encode("\(self.createdMicros)|\(self.id.uuidString)".utf8)
     }
 }
