@@ -114,7 +114,11 @@ let package = Package(
         .executableTarget(
             name: "latchkey-services",
             dependencies: ["ServiceLaunch", "ServiceKit", "Gateway", "IdentityService", "TokenService", "ContentStateService"],
-            path: "Services/latchkey-services/Sources/latchkey-services"),
+            path: "Services/latchkey-services/Sources/latchkey-services",
+            // Linked by the toolchain's lld with packed relative relocations (DT_RELR, glibc
+            // 2.36+): the 55,000 relative relocations of a position-independent executable
+            // take 15 kB instead of 1.3 MB that every process start reads and keeps in memory.
+            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux]))]),
         .target(name: "IdentityAPI", dependencies: ["AuditAPI", "ServiceProtocol", "TextCoding", "CompactJSON"], path: "Services/identity/Sources/IdentityAPI"),
         .target(
             name: "IdentityService",
