@@ -128,12 +128,12 @@ def pss_kib(pid):
 
 
 class PSSSampler:
-    """Samples the summed PSS of the given process groups once a second; keeps the peak of the
-    scenarios every system runs (`peak`) apart from that of the ones only ours runs (`own_peak`,
-    the DPoP ones, which come last): the peers' peak RSS is compared with the first."""
+    """Samples the summed PSS of the given process groups once a second. `peak` covers the
+    scenarios every system runs (`shared` set while they run), `all_peak` every scenario, the
+    DPoP ones only ours runs too (they come last): the peers' peak RSS is compared with the first."""
 
     def __init__(self, groups):
-        self.groups, self.peak, self.own_peak, self.stop = groups, 0, 0, threading.Event()
+        self.groups, self.peak, self.all_peak, self.stop = groups, 0, 0, threading.Event()
         self.shared = True
 
     def sample(self):
@@ -141,7 +141,7 @@ class PSSSampler:
         pss = sum(pss_kib(pid) for pid in pids)
         if self.shared:
             self.peak = max(self.peak, pss)
-        self.own_peak = max(self.own_peak, pss)
+        self.all_peak = max(self.all_peak, pss)
 
     def __enter__(self):
         # A fresh event each time: the sampler runs in every scenario, not the first alone.
@@ -277,7 +277,7 @@ class SystemRun:
         self.results["rss_kib"] = {name: sum(peak_rss_kib(pid) for pid in tree(roots))
                                    for name, roots in self.groups.items() if name != "postgres+redis"}
         self.results["peak_pss_kib"] = self.memory.peak
-        self.results["peak_pss_kib_all_scenarios"] = self.memory.own_peak
+        self.results["peak_pss_kib_all_scenarios"] = self.memory.all_peak
         with open(self.out_json, "w") as f:
             json.dump(self.results, f, indent=1)
 
