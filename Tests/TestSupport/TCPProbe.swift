@@ -16,15 +16,10 @@ public struct TCPConnectFailure: Error, CustomStringConvertible {
     public var description: String
 }
 
-/// A blocking TCP socket connected to `127.0.0.1:port`, with reads that give up after
-/// `receiveTimeout` when one is given; the caller closes it.
-public func connectedSocket(port: Int, receiveTimeout: Int? = nil) throws -> Int32 {
+/// A TCP socket connected to `127.0.0.1:port`; the caller closes it.
+public func connectedSocket(port: Int) throws -> Int32 {
     let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard socket >= 0 else { throw TCPConnectFailure(description: "socket: \(errno)") }
-    if let receiveTimeout {
-        var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = UInt16(port).bigEndian
