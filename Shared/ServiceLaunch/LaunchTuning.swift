@@ -14,22 +14,32 @@ import Darwin
 ///   blocks under 512 KiB from the heap. By default it gives back the top once 128 KiB is free
 ///   and maps blocks of 128 KiB or more, so a heap that grew and shrank with every request's
 ///   page of rows or response faulted its pages in again: content-state took 1.7–2.9 page
-///   faults a changes page, about a tenth of its CPU. Left alone when the variable already
-///   names a `glibc.malloc` setting; added to its other settings otherwise.
+///   faults a changes page, about a tenth of its CPU. And it keeps one heap (arena) per
+///   processor, not glibc's eight: each thread that allocates gets an arena of its own up to
+///   that limit, and a service's blocking pools (libpq's, hiredis's) hold a dozen threads that
+///   allocate now and then, each arena's pages resident for little use. Left alone when the
+///   variable already names a `glibc.malloc` setting; added to its other settings otherwise.
 /// - `OPENSSL_ia32cap` (`tokens` only): on AMD family 19h processors without AVX-512 IFMA,
 ///   OpenSSL's AVX2 routine signs RSA-2048 13–20 % faster than the MULX/ADX one it would pick
 ///   (`RSASigningCodePath`). Left alone when set (`:~0` keeps OpenSSL's own choice).
 public enum LaunchTuning {
-    /// glibc's malloc thresholds, as `GLIBC_TUNABLES` spells them.
-    public static let mallocTunables = "glibc.malloc.trim_threshold=1048576:glibc.malloc.mmap_threshold=524288"
+    /// glibc's malloc settings for a machine with `processors` online processors, as
+    /// `GLIBC_TUNABLES` spells them.
+    public static func mallocTunables(processors: Int) -> String {
+        "glibc.malloc.trim_threshold=1048576:glibc.malloc.mmap_threshold=524288:glibc.malloc.arena_max=\(max(1, processors))"
+    }
 
-    /// The variables to set for `service`, given the environment it would start with and this
-    /// machine's `/proc/cpuinfo` (nil when unreadable): only those that change.
-    public static func settings(for service: LatchkeyService, environment: [String: String], cpuinfo: String?) -> [String: String] {
+    /// The variables to set for `service`, given the environment it would start with, this
+    /// machine's online processors and its `/proc/cpuinfo` (nil when unreadable): only those
+    /// that change.
+    public static func settings(
+        for service: LatchkeyService, environment: [String: String], processors: Int, cpuinfo: String?
+    ) -> [String: String] {
         var settings: [String: String] = [:]
         let tunables = environment["GLIBC_TUNABLES"] ?? ""
         if !tunables.contains("glibc.malloc.") {
-            settings["GLIBC_TUNABLES"] = tunables.isEmpty ? mallocTunables : tunables + ":" + mallocTunables
+            let malloc = mallocTunables(processors: processors)
+            settings["GLIBC_TUNABLES"] = tunables.isEmpty ? malloc : tunables + ":" + malloc
         }
         if service == .tokens, environment[RSASigningCodePath.variable] == nil,
             let capabilities = cpuinfo.flatMap(RSASigningCodePath.capabilities(cpuinfo:))
@@ -51,12 +61,16 @@ public enum LaunchTuning {
             if let value = getenv(name) { environment[name] = String(cString: value) }
         }
         let cpuinfo = service == .tokens ? RSASigningCodePath.contents(of: "/proc/cpuinfo") : nil
-        let settings = settings(for: service, environment: environment, cpuinfo: cpuinfo).sorted { $0.key < $1.key }
+        let settings = settings(for: service, environment: environment, processors: onlineProcessors, cpuinfo: cpuinfo)
+            .sorted { $0.key < $1.key }
         for (name, value) in settings {
             setenv(name, value, 1)
         }
         setenv(recordVariable, settings.map { "\($0.key)=\($0.value)" }.joined(separator: " "), 1)
     }
+
+    /// The processors online, as glibc counts them for its own arena limit (eight per processor).
+    public static var onlineProcessors: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 
     /// The start-up line's metadata: what the launcher set (`tuning.launcher`, "none" when it
     /// set nothing or the service started without it) and each tuning variable the operator set.

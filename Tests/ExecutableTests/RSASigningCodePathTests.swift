@@ -87,8 +87,9 @@ import TokensAPI
         #expect(identityEnvironment[RSASigningCodePath.variable] == nil)
         // Every service gets the malloc thresholds from its launcher, which says so for the
         // start-up line (glibc cuts the variable at its first `:` once it has read it).
-        #expect(identityEnvironment["GLIBC_TUNABLES"].map { LaunchTuning.mallocTunables.hasPrefix($0) && !$0.isEmpty } == true)
-        #expect(identityEnvironment[LaunchTuning.recordVariable] == "GLIBC_TUNABLES=" + LaunchTuning.mallocTunables)
+        let tunables = LaunchTuning.mallocTunables(processors: LaunchTuning.onlineProcessors)
+        #expect(identityEnvironment["GLIBC_TUNABLES"].map { tunables.hasPrefix($0) && !$0.isEmpty } == true)
+        #expect(identityEnvironment[LaunchTuning.recordVariable] == "GLIBC_TUNABLES=" + tunables)
         for backend in [tokens, identity] {
             backend.process.terminate()
             #expect(await backend.process.waitForExit(timeout: .seconds(60)) == 0)
