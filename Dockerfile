@@ -35,12 +35,14 @@ COPY . .
 # image gets it. The four services are one executable, `latchkey-services`, and `identity`,
 # `tokens`, `content-state` and `gateway` are its small launchers (each sets the process tuning,
 # docs/deploy.md "Tuning", and becomes `latchkey-services` running the service it is named
-# after): the containers of one image then share its code pages.
+# after): the containers of one image then share its code pages. release-toolset.json puts each
+# function in a section of its own, so the linker leaves out those nothing calls (the code the
+# processes map is smaller: docs/benchmarks.md).
 RUN set -eu; \
     for product in latchkey-services identity tokens content-state gateway latchkey mock-idp; do \
-      swift build -c release --static-swift-stdlib -debug-info-format none --product "$product"; \
+      swift build -c release --toolset release-toolset.json --static-swift-stdlib -debug-info-format none --product "$product"; \
     done; \
-    bin=$(swift build -c release -debug-info-format none --show-bin-path); \
+    bin=$(swift build -c release --toolset release-toolset.json -debug-info-format none --show-bin-path); \
     mkdir -p /staging /staging-mock; \
     cp "$bin/latchkey-services" "$bin/identity" "$bin/tokens" "$bin/content-state" "$bin/gateway" "$bin/latchkey" /staging/; \
     cp "$bin/mock-idp" /staging-mock/; \

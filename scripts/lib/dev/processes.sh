@@ -3,17 +3,18 @@
 # Sourced by scripts/dev, which sets the variables these use ($dev, the ports, ...).
 
 # Release builds of the five executables and of latchkey-services (the four services' launchers
-# run it), unless LATCHKEY_BIN_DIR names a folder holding them.
+# run it), as the image builds them (release-toolset.json), unless LATCHKEY_BIN_DIR names a
+# folder holding them.
 prepare_binaries() {
   local needed=("${executables[@]}" latchkey-services)
   if [ -n "${LATCHKEY_BIN_DIR:-}" ]; then
     bin_dir=$(cd "$LATCHKEY_BIN_DIR" && pwd)
   else
     for product in "${needed[@]}"; do
-      echo "dev: swift build -c release --product $product"
-      swift build -c release --product "$product"
+      echo "dev: swift build -c release --toolset release-toolset.json --product $product"
+      swift build -c release --toolset release-toolset.json --product "$product"
     done
-    bin_dir=$(swift build -c release --show-bin-path)
+    bin_dir=$(swift build -c release --toolset release-toolset.json --show-bin-path)
   fi
   for name in "${needed[@]}"; do
     [ -x "$bin_dir/$name" ] || { echo "dev: $bin_dir/$name is missing" >&2; exit 1; }
