@@ -2,8 +2,8 @@ import ServiceLaunch
 import Testing
 
 /// What a launcher sets before it becomes `latchkey-services` (docs/deploy.md, "Tuning"): the
-/// malloc thresholds and arena limit for every service, OpenSSL's AVX2 routine for `tokens` where it is the
-/// faster, and nothing an operator already decided.
+/// malloc thresholds and arena limit for every service, OpenSSL's AVX2 routine for `tokens`
+/// where it is the faster, and nothing an operator already decided.
 @Suite(.timeLimit(.minutes(1))) struct LaunchTuningTests {
     static let zen3 = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nflags\t\t: avx2 bmi2 adx\n\n"
     static let intel = "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nflags\t\t: avx2 bmi2 adx\n\n"

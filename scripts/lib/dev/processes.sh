@@ -6,15 +6,15 @@
 # run it), as the image builds them (release-toolset.json), unless LATCHKEY_BIN_DIR names a
 # folder holding them.
 prepare_binaries() {
-  local needed=("${executables[@]}" latchkey-services)
+  local needed=("${executables[@]}" latchkey-services) build_flags=(-c release --toolset release-toolset.json)
   if [ -n "${LATCHKEY_BIN_DIR:-}" ]; then
     bin_dir=$(cd "$LATCHKEY_BIN_DIR" && pwd)
   else
     for product in "${needed[@]}"; do
-      echo "dev: swift build -c release --toolset release-toolset.json --product $product"
-      swift build -c release --toolset release-toolset.json --product "$product"
+      echo "dev: swift build ${build_flags[*]} --product $product"
+      swift build "${build_flags[@]}" --product "$product"
     done
-    bin_dir=$(swift build -c release --toolset release-toolset.json --show-bin-path)
+    bin_dir=$(swift build "${build_flags[@]}" --show-bin-path)
   fi
   for name in "${needed[@]}"; do
     [ -x "$bin_dir/$name" ] || { echo "dev: $bin_dir/$name is missing" >&2; exit 1; }
