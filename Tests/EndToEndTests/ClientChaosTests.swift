@@ -3,10 +3,6 @@ import LatchkeyClient
 import Synchronization
 import Testing
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// The client library under network faults (issue 41), against the real gateway and backends
 /// with 10 s access tokens (the shortest tokens allows): a FaultProxy between the client and the gateway drops about a fifth
 /// of the answers after forwarding the request, resets some connections and holds some answers
@@ -23,9 +19,10 @@ struct ClientChaosTests {
     static let phaseCutoff: Duration = .seconds(240)
     static let itemsPerTask = 25
 
-    /// URLSession, with a record of every refresh token the client presented and every answer code.
+    /// AsyncHTTPClient (not URLSession: see `AsyncHTTPClientTransport`), with a record of every
+    /// refresh token the client presented and every answer code.
     final class RecordingTransport: HTTPTransport {
-        let transport = URLSessionTransport(session: URLSession(configuration: .ephemeral))
+        let transport = AsyncHTTPClientTransport()
         let record = Mutex<(presented: [String: Int], rotated: Set<String>, codes: [String: Int])>(([:], [], [:]))
 
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
