@@ -60,11 +60,11 @@ record_phase() {
     failed=$(grep -E '✘ Test .* (failed|recorded an issue)' "$3" | grep -v '✘ Test run with' | sed -E 's/.*✘ Test ([^ ]+).*/\1/' | sort -u | head -20 | paste -sd' ' -)
     [ -n "$failed" ] && line="$line; failed: $failed"
     # A test process that dies (a crash, a signal) reports no test as failed: name the test it
-    # was running (started, never ended) and what swift test said of the exit.
+    # was running (started, never passed: none failed here) and what swift test said of the exit.
     if [ -z "$failed" ]; then
       local running exit_line
       running=$(sed -nE 's/.*◇ Test ([^ ]+) started\..*/\1/p' "$3" | grep -vx run | while read -r name; do
-        grep -qF "Test $name passed" "$3" || grep -qF "Test $name failed" "$3" || echo "$name"
+        grep -qF "Test $name passed" "$3" || echo "$name"
       done | tail -n 1)
       exit_line=$(grep -E 'signal code|Exited with|Fatal error' "$3" | tail -n 1 | cut -c1-160)
       [ -n "$running" ] && line="$line; the test process stopped during $running"
