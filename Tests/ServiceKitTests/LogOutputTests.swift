@@ -15,13 +15,13 @@ import Testing
         let read: Int32
         let output: LogOutput
 
-        init() throws {
+        init(awakeWhileQuiet: Duration = LogOutput.awakeWhileQuiet) throws {
             var ends: [Int32] = [0, 0]
             try #require(pipe(&ends) == 0)
             _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
             _ = fcntl(ends[1], 1031 /* F_SETPIPE_SZ */, 1 << 20)
             self.read = ends[0]
-            self.output = LogOutput(descriptor: ends[1])
+            self.output = LogOutput(descriptor: ends[1], awakeWhileQuiet: awakeWhileQuiet)
         }
 
         /// Everything readable now.
@@ -56,6 +56,43 @@ import Testing
             return seen.count >= 35
         }
         #expect(seen == (1...5).map { "line \($0)\n" }.joined())
+    }
+
+    /// Awake, the flusher writes on its own clock; after the quiet time it sleeps, and the next
+    /// line wakes it (and arrives) as the first did.
+    @Test func theFlusherSleepsWhenLinesStopAndTheNextLineWakesIt() async throws {
+        let pipe = try Pipe(awakeWhileQuiet: .milliseconds(50))
+        #expect(!pipe.output.flusherAwake)
+        var seen = ""
+        for round in 1...2 {
+            pipe.output.write(self.line("round \(round)"), immediately: false)
+            #expect(pipe.output.flusherAwake)
+            try await waitUntil("round \(round)'s line arrives", interval: .milliseconds(5)) {
+                seen += pipe.available()
+                return seen.hasSuffix("round \(round)\n")
+            }
+            try await waitUntil("the flusher sleeps after 50 ms without a line", interval: .milliseconds(5)) {
+                !pipe.output.flusherAwake
+            }
+        }
+        #expect(seen == "round 1\nround 2\n")
+    }
+
+    /// Lines that keep coming keep the flusher awake: none of them has to wake it. (The quiet
+    /// time is long: under a busy test run the 15 ms pauses can stretch to most of a second.)
+    @Test func steadyLinesKeepTheFlusherAwake() async throws {
+        let pipe = try Pipe(awakeWhileQuiet: .seconds(60))
+        for number in 1...20 {
+            pipe.output.write(self.line("line \(number)"), immediately: false)
+            try await Task.sleep(for: .milliseconds(15))
+            #expect(pipe.output.flusherAwake)
+        }
+        var seen = ""
+        try await waitUntil("the twenty lines arrive", interval: .milliseconds(5)) {
+            seen += pipe.available()
+            return seen.hasSuffix("line 20\n")
+        }
+        #expect(seen == (1...20).map { "line \($0)\n" }.joined())
     }
 
     @Test func aFullBufferIsWrittenAtOnce() throws {
