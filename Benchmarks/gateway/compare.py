@@ -94,11 +94,13 @@ def tree(roots):
     return seen
 
 
-def cpu_ticks(pid):
+def cpu_ticks(pid, reaped=False):
+    """The CPU ticks `pid` used; with `reaped`, plus those of the children it has waited for."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
-        return int(fields[11]) + int(fields[12])  # utime, stime
+        ticks = int(fields[11]) + int(fields[12])  # utime, stime
+        return ticks + (int(fields[13]) + int(fields[14]) if reaped else 0)  # cutime, cstime
     except OSError:
         return 0
 
@@ -160,13 +162,30 @@ class PSSSampler:
 
 
 def group_cpu(groups):
-    """Per group and per process (pid → ticks): a process that ends between two samples
-    counts up to its last sample; one that starts counts from zero."""
-    return {name: {pid: cpu_ticks(pid) for pid in tree(roots)} for name, roots in groups.items()}
+    """Per group: each process's CPU ticks (pid → ticks), a root's with those of the children it
+    has reaped, and which processes are a root's children. A process that starts between two
+    snapshots counts from zero. One that ends between them counts through its parent when that
+    is a root: Postgres's postmaster reaps each backend that ends, and a client's pool that
+    closes connections and opens others (the Go peer's, under sign-in) would otherwise leave
+    their backends' work out."""
+    kids = children_map()
+    snapshot = {}
+    for name, roots in groups.items():
+        snapshot[name] = {"ticks": {pid: cpu_ticks(pid, reaped=pid in roots) for pid in tree(roots)},
+                          "reaped": {kid for root in roots for kid in kids.get(root, [])}}
+    return snapshot
 
 
 def cpu_delta(before, after):
-    return {name: sum(ticks - before[name].get(pid, 0) for pid, ticks in after[name].items()) for name in after}
+    """Per group, the ticks used between the two snapshots. A root's child that ended between
+    them is in the root's reaped ticks with all its life's: its ticks before the first are taken
+    off."""
+    deltas = {}
+    for name in after:
+        was, now = before[name]["ticks"], after[name]["ticks"]
+        ended = [pid for pid in was if pid not in now and pid in before[name]["reaped"]]
+        deltas[name] = sum(ticks - was.get(pid, 0) for pid, ticks in now.items()) - sum(was[pid] for pid in ended)
+    return deltas
 
 
 def machine_stat():
