@@ -17,9 +17,15 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 FROM ${SWIFT_IMAGE} AS build
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update \
-    && apt-get install -y --no-install-recommends libpq-dev libhiredis-dev libssl-dev pkg-config \
+    && apt-get install -y --no-install-recommends libpq-dev libhiredis-dev libssl-dev pkg-config make gcc bzip2 \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
+
+# libpq without GSSAPI and LDAP, built from Debian's source package and linked into the
+# services (scripts/lib/libpq.sh: Debian's libpq5 loads about twenty libraries they never call).
+# When it cannot be built, the services link the system's libpq, which the runtime keeps.
+COPY scripts/lib/libpq.sh scripts/lib/libpq.sh
+RUN bash -c 'source scripts/lib/libpq.sh && static_libpq /opt/libpq' || true
 
 # Dependencies first: a change to the sources does not fetch them again.
 COPY Package.swift ./
@@ -27,8 +33,9 @@ RUN swift package resolve
 
 COPY . .
 # The Swift runtime and FoundationEssentials (the services link no more of Foundation, and no
-# ICU) are linked in statically, so the runtime image needs only libpq, hiredis, OpenSSL
-# (libcrypto: tokens signs RS256 with it) and the system libraries.
+# ICU) are linked in statically, so the runtime image needs only hiredis, OpenSSL (libcrypto:
+# tokens signs RS256 with it), libpq (when the step above could not build its own) and the
+# system libraries.
 # No DWARF (the symbol table stays, so backtraces name functions): a shorter build and a
 # smaller image. mock-idp is built in the same step (SwiftPM in a later step would see every
 # file of this layer as changed and build everything again) but staged apart: only the `mock`
@@ -39,6 +46,7 @@ COPY . .
 # function in a section of its own, so the linker leaves out those nothing calls (the code the
 # processes map is smaller: docs/benchmarks.md).
 RUN set -eu; \
+    if [ -f /opt/libpq/pkgconfig/libpq.pc ]; then export PKG_CONFIG_PATH=/opt/libpq/pkgconfig; fi; \
     for product in latchkey-services identity tokens content-state gateway latchkey mock-idp; do \
       swift build -c release --toolset release-toolset.json --static-swift-stdlib -debug-info-format none --product "$product"; \
     done; \

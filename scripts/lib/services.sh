@@ -4,7 +4,7 @@
 # Debian packages the build and the tests need, plus any named as arguments; installed only
 # when missing.
 install_system_packages() {
-  local needed=(pkg-config libpq-dev libssl-dev libhiredis-dev redis-server postgresql python3 "$@")
+  local needed=(pkg-config libpq-dev libssl-dev libhiredis-dev redis-server postgresql python3 make gcc bzip2 "$@")
   local missing=()
   for p in "${needed[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -3,13 +3,15 @@
 # Sourced by scripts/dev, which sets the variables these use ($dev, the ports, ...).
 
 # Release builds of the five executables and of latchkey-services (the four services' launchers
-# run it), as the image builds them (release-toolset.json), unless LATCHKEY_BIN_DIR names a
-# folder holding them.
+# run it), as the image builds them (release-toolset.json, libpq without GSSAPI and LDAP linked
+# in: scripts/lib/libpq.sh), unless LATCHKEY_BIN_DIR names a folder holding them.
 prepare_binaries() {
   local needed=("${executables[@]}" latchkey-services) build_flags=(-c release --toolset release-toolset.json)
   if [ -n "${LATCHKEY_BIN_DIR:-}" ]; then
     bin_dir=$(cd "$LATCHKEY_BIN_DIR" && pwd)
   else
+    use_static_libpq "$root/.build/libpq" ||
+      echo "dev: building with the system's libpq (it loads GSSAPI's and LDAP's libraries: about 5 MiB more)" >&2
     for product in "${needed[@]}"; do
       echo "dev: swift build ${build_flags[*]} --product $product"
       swift build "${build_flags[@]}" --product "$product"
