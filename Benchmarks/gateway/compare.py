@@ -84,8 +84,9 @@ def children_map():
     return kids
 
 
-def tree(roots):
-    kids, seen, todo = children_map(), [], list(roots)
+def tree(roots, kids=None):
+    """`roots` and their descendants; `kids` a `children_map()` already read, else read here."""
+    kids, seen, todo = kids if kids is not None else children_map(), [], list(roots)
     while todo:
         pid = todo.pop()
         if pid not in seen:
@@ -171,7 +172,7 @@ def group_cpu(groups):
     kids = children_map()
     snapshot = {}
     for name, roots in groups.items():
-        snapshot[name] = {"ticks": {pid: cpu_ticks(pid, reaped=pid in roots) for pid in tree(roots)},
+        snapshot[name] = {"ticks": {pid: cpu_ticks(pid, reaped=pid in roots) for pid in tree(roots, kids)},
                           "reaped": {kid for root in roots for kid in kids.get(root, [])}}
     return snapshot
 
