@@ -62,7 +62,8 @@ public enum ServiceMain {
             }
         }
         do {
-            let services = try await start(env, logger)
+            // And in every process, the heap's free pages given back when it goes quiet.
+            let services = try await start(env, logger) + [HeapTrimmer()]
             let serviceGroup = ServiceGroup(
                 configuration: .init(services: services.map { .init(service: $0) }, logger: logger))
             // A signal from here on drains the group (remembered if it comes before `run`).
