@@ -2,7 +2,9 @@ import CGlibcExtras
 #if canImport(Glibc)
 import Glibc
 #endif
+import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Gives the heap's free pages back to the system once the process has gone quiet after work.
 ///
@@ -20,8 +22,11 @@ public struct HeapTrimmer: Service {
     /// How long the CPU time is watched between decisions.
     public var interval: Duration = .seconds(1)
     public var policy = Policy()
+    let logger: Logger
 
-    public init() {}
+    public init(logger: Logger) {
+        self.logger = logger
+    }
 
     /// When to trim, from the process's CPU time (nanoseconds).
     public struct Policy: Sendable, Equatable {
@@ -43,20 +48,19 @@ public struct HeapTrimmer: Service {
     }
 
     public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            var atLastTrim = Self.processCPUTime()
-            var atLastLook = atLastTrim
-            while !Task.isCancelled {
-                try? await Task.sleep(for: self.interval)
-                guard !Task.isCancelled else { break }
-                let now = Self.processCPUTime()
-                if self.policy.shouldTrim(atLastTrim: atLastTrim, atLastLook: atLastLook, now: now) {
+        let atLastTrim = Self.processCPUTime()
+        // The CPU time at the last trim (or at start) and at the last look.
+        let looks = Mutex((atLastTrim: atLastTrim, atLastLook: atLastTrim))
+        await everyInterval(self.interval, logger: self.logger, failure: "Heap trim failed") {
+            let now = Self.processCPUTime()
+            looks.withLock { looks in
+                if self.policy.shouldTrim(atLastTrim: looks.atLastTrim, atLastLook: looks.atLastLook, now: now) {
                     Self.trim()
                     // The trim's own CPU counts as neither work nor quiet.
-                    atLastTrim = Self.processCPUTime()
-                    atLastLook = atLastTrim
+                    let after = Self.processCPUTime()
+                    looks = (after, after)
                 } else {
-                    atLastLook = now
+                    looks.atLastLook = now
                 }
             }
         }

@@ -1,3 +1,4 @@
+import Logging
 import Testing
 
 @testable import ServiceKit
@@ -33,7 +34,7 @@ import Testing
     }
 
     @Test func theServiceStopsWhenCancelled() async throws {
-        var trimmer = HeapTrimmer()
+        var trimmer = HeapTrimmer(logger: Logger(label: "test"))
         trimmer.interval = .milliseconds(10)
         let task = Task { [trimmer] in try await trimmer.run() }
         try await Task.sleep(for: .milliseconds(50))
