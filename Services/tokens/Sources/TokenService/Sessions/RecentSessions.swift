@@ -42,25 +42,15 @@ final class RecentSessions: Sendable {
 
 /// A SHA-256 token hash as four words, for a dictionary key stored inline.
 struct TokenHashKey: Hashable, Sendable {
-    private let words: (UInt64, UInt64, UInt64, UInt64)
+    private let words: SIMD4<UInt64>
 
     /// nil unless `hash` has SHA-256's 32 bytes.
     init?(_ hash: [UInt8]) {
         guard hash.count == 32 else { return nil }
         self.words = hash.withUnsafeBytes { raw in
-            (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-             raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+            SIMD4(
+                raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
         }
-    }
-
-    static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2 && lhs.words.3 == rhs.words.3
-    }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(self.words.0)
-        hasher.combine(self.words.1)
-        hasher.combine(self.words.2)
-        hasher.combine(self.words.3)
     }
 }
