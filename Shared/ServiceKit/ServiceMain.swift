@@ -62,8 +62,8 @@ public enum ServiceMain {
             }
         }
         do {
-            // And in every process, the heap's free pages given back when it goes quiet.
-            let services = try await start(env, logger) + [HeapTrimmer(logger: logger)]
+            // And in every process, memory given back when it goes quiet: the start's pages, free heap.
+            let services = try await start(env, logger) + [MemoryTrimmer(logger: logger)]
             let serviceGroup = ServiceGroup(
                 configuration: .init(services: services.map { .init(service: $0) }, logger: logger))
             // A signal from here on drains the group (remembered if it comes before `run`).

@@ -6,9 +6,15 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// Gives the heap's free pages back to the system once the process has gone quiet after work.
+/// Gives memory back once the process has gone quiet: the pages only its start ran, once, and
+/// the heap's free pages after each burst of work.
 ///
-/// glibc keeps what a burst of requests freed: up to 1 MiB at the top of each heap (the
+/// The start: at the first quiet second, the process releases its mapping of the clean pages of
+/// its executable and libraries (`FileMappings.releaseCleanPages()`); what serving runs is
+/// mapped again as it runs, and the start's code (configuration, connecting, migrating, every
+/// lazy initialisation) stays out.
+///
+/// The heap: glibc keeps what a burst of requests freed: up to 1 MiB at the top of each heap (the
 /// launchers' `trim_threshold`, so that the next request does not fault those pages in again)
 /// and every free page between blocks still in use, which it never returns on its own. After a
 /// burst of 64 connections the gateway held 3.5 MB free in its heaps for 2.9 MB in use, and kept
@@ -18,7 +24,7 @@ import Synchronization
 /// ms for an 8 MB heap in pieces, at a moment nothing else runs). Under load it never trims, so the
 /// heaps keep their pages for the requests; a process that only answers health checks does not
 /// trim again and again.
-public struct HeapTrimmer: Service {
+public struct MemoryTrimmer: Service {
     /// How long the CPU time is watched between decisions.
     public var interval: Duration = .seconds(1)
     public var policy = Policy()
@@ -28,7 +34,7 @@ public struct HeapTrimmer: Service {
         self.logger = logger
     }
 
-    /// When to trim, from the process's CPU time (nanoseconds).
+    /// When to give memory back, from the process's CPU time (nanoseconds).
     public struct Policy: Sendable, Equatable {
         /// A second that used less CPU than this is quiet (0.5 % of a processor).
         public var quietCPU: UInt64 = 5_000_000
@@ -45,23 +51,38 @@ public struct HeapTrimmer: Service {
             let sinceTrim = atLastLook &- atLastTrim
             return lastInterval < self.quietCPU && sinceTrim >= self.workCPU
         }
+
+        /// Whether to release the start's pages now: the first quiet second, once.
+        public func shouldReleaseStartPages(released: Bool, atLastLook: UInt64, now: UInt64) -> Bool {
+            !released && now &- atLastLook < self.quietCPU
+        }
     }
 
     public func run() async throws {
-        let atLastTrim = Self.processCPUTime()
-        // The CPU time at the last trim (or at start) and at the last look.
-        let looks = Mutex((atLastTrim: atLastTrim, atLastLook: atLastTrim))
-        await everyInterval(self.interval, logger: self.logger, failure: "Heap trim failed") {
+        let atStart = Self.processCPUTime()
+        // The CPU time at the last trim (or at start) and at the last look; whether the start's
+        // pages were released.
+        let looks = Mutex((atLastTrim: atStart, atLastLook: atStart, startReleased: false))
+        await everyInterval(self.interval, logger: self.logger, failure: "Memory trim failed") {
             let now = Self.processCPUTime()
-            looks.withLock { looks in
+            let released: Int? = looks.withLock { looks in
+                var released: Int? = nil
+                if self.policy.shouldReleaseStartPages(released: looks.startReleased, atLastLook: looks.atLastLook, now: now) {
+                    released = FileMappings.releaseCleanPages()
+                    looks.startReleased = true
+                }
                 if self.policy.shouldTrim(atLastTrim: looks.atLastTrim, atLastLook: looks.atLastLook, now: now) {
                     Self.trim()
                     // The trim's own CPU counts as neither work nor quiet.
                     let after = Self.processCPUTime()
-                    looks = (after, after)
+                    (looks.atLastTrim, looks.atLastLook) = (after, after)
                 } else {
-                    looks.atLastLook = now
+                    looks.atLastLook = released == nil ? now : Self.processCPUTime()
                 }
+                return released
+            }
+            if let released {
+                self.logger.info("Released the start's file pages", metadata: ["bytes": "\(released)"])
             }
         }
     }
