@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ServiceLaunch
 
 /// The process's mappings of files (its executable and shared libraries), as
 /// `/proc/self/smaps` lists them, and the release of their clean pages.
@@ -82,32 +83,13 @@ public enum FileMappings {
         #endif
     }
 
-    /// This process's mappings now (none where `/proc/self/smaps` cannot be read whole).
+    /// This process's mappings now (none where `/proc/self/smaps` cannot be read; of a text cut off
+    /// by the limit, a mapping cut before its `Anonymous` line is not released).
     static func current() -> [Mapping] {
         #if os(Linux)
-        return Self.readSmaps().map(Self.parse) ?? []
+        return TextFile.contents(of: "/proc/self/smaps", limit: 16 << 20).map(Self.parse) ?? []
         #else
         return []
         #endif
     }
-
-    #if os(Linux)
-    /// `/proc/self/smaps`, read whole before any mapping changes.
-    private static func readSmaps() -> String? {
-        let file = open("/proc/self/smaps", O_RDONLY | O_CLOEXEC)
-        guard file >= 0 else { return nil }
-        defer { close(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            // A failed read leaves the text cut short: nothing is released from half a list.
-            guard count >= 0 else { return nil }
-            guard count > 0 else { break }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
-        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
-    }
-    #endif
 }

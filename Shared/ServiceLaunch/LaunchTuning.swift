@@ -60,7 +60,7 @@ public enum LaunchTuning {
         for name in ["GLIBC_TUNABLES", RSASigningCodePath.variable] {
             if let value = getenv(name) { environment[name] = String(cString: value) }
         }
-        let cpuinfo = service == .tokens ? RSASigningCodePath.contents(of: "/proc/cpuinfo") : nil
+        let cpuinfo = service == .tokens ? TextFile.contents(of: "/proc/cpuinfo") : nil
         let settings = settings(for: service, environment: environment, processors: onlineProcessors, cpuinfo: cpuinfo)
             .sorted { $0.key < $1.key }
         for (name, value) in settings {

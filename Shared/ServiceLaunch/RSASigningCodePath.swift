@@ -50,21 +50,6 @@ public enum RSASigningCodePath {
         else { return nil }
         return self.avx2Capabilities
     }
-
-    /// A text file's contents (up to 1 MiB), nil when it cannot be read.
-    static func contents(of path: String) -> String? {
-        let file = open(path, O_RDONLY)
-        guard file >= 0 else { return nil }
-        defer { close(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while bytes.count < 1 << 20 {
-            let count = read(file, &chunk, chunk.count)
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
 }
 
 extension Substring {
