@@ -9,9 +9,9 @@ import ServiceLaunch
 /// A process maps a page of code or read-only data when it first runs or reads it, and the
 /// kernel maps up to 64 kB of cached file around each such page. Starting a service (reading
 /// the configuration, connecting, migrating, binding, the first of every lazy initialisation)
-/// runs code that serving never runs again: in the benchmark's stack the four services mapped
-/// 47.8 MiB (PSS) at rest, 31.9 MiB once these pages were released, and their peak under the
-/// benchmark's scenarios went 48 → 44 MiB. `releaseCleanPages()` drops this process's mapping of
+/// runs code that serving never runs again: with these pages released, the four services' PSS at
+/// rest went 43 → 28 MiB on a held stack, and their peak in the benchmark's scenarios 48 → 44 MiB
+/// (docs/benchmarks.md). `releaseCleanPages()` drops this process's mapping of
 /// every clean page of a private, read-only file mapping (`madvise(MADV_DONTNEED)`): the file
 /// stays in the page cache, and a page the process touches again is mapped again by a minor
 /// fault. Mappings that hold a page the process wrote (the relocated tables, `.data`) are left
