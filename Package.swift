@@ -102,9 +102,9 @@ let package = Package(
 
         // The audit trail (DESIGN.md section 9.3): its types, shared by the services that record
         // and the gateway that merges their trails, and the store each service keeps in its schema.
-        .target(name: "AuditAPI", path: "Shared/AuditTrail/API"),
+        .target(name: "AuditAPI", dependencies: ["TextCoding"], path: "Shared/AuditTrail/API"),
         .target(
-            name: "AuditTrail", dependencies: ["AuditAPI", "Postgres", "ServiceKit", "ServiceProtocol", logging, lifecycle],
+            name: "AuditTrail", dependencies: ["AuditAPI", "Postgres", "ServiceKit", "ServiceProtocol", "TextCoding", logging, lifecycle],
             path: "Shared/AuditTrail/Store"),
 
         // Services: a library with the logic each, all four run by one executable

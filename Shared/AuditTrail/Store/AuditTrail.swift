@@ -2,6 +2,7 @@ import AuditAPI
 import FoundationEssentials
 import Postgres
 import ServiceProtocol
+import TextCoding
 
 /// What an event records besides its type: whose, which session, from where (the gateway's
 /// view of the end user, carried in the RPC envelope) and its facts.
@@ -18,7 +19,7 @@ public struct AuditEntry: Sendable {
 
     public init(
         _ type: AuditEventType, userID: UUID?, sessionID: UUID? = nil, context: RPCRequestContext?,
-        details: [String: AuditValue] = [:], id: UUID = UUID()
+        details: [String: AuditValue] = [:], id: UUID = .random()
     ) {
         self.type = type
         self.userID = userID
@@ -39,11 +40,7 @@ public struct AuditEntry: Sendable {
     }
 
     /// `details` as JSON text for a `jsonb` parameter.
-    var detailsJSON: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return String(decoding: (try? encoder.encode(self.details)) ?? Data("{}".utf8), as: UTF8.self)
-    }
+    var detailsJSON: String { self.details.jsonText }
 }
 
 /// A service's audit trail: its `<schema>.audit_events` table (each service records the events

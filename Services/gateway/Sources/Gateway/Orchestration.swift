@@ -38,7 +38,7 @@ struct Orchestration: Sendable {
     /// revocation stands, and a repeated logout announces it).
     func announceSessionsRevoked(_ user: UUID, reason: String, context: GatewayRequestContext) async throws {
         _ = try await self.backends.identity.call(
-            Identity.eventsSessionsRevoked, SessionsRevokedParams(id: UUID(), userID: user, reason: reason),
+            Identity.eventsSessionsRevoked, SessionsRevokedParams(id: .random(), userID: user, reason: reason),
             options: Backends.options(context, idempotent: true))
     }
 

@@ -108,7 +108,7 @@ struct AdminRoutes: Sendable {
     /// Records an admin login or failed login in identity's audit trail (the gateway keeps no
     /// store): named by a fresh id, so a retry of the call records it once.
     private func record(_ type: AuditEventType, context: GatewayRequestContext) async throws {
-        let params = AuditRecordParams(id: UUID(), type: type.rawValue)
+        let params = AuditRecordParams(id: .random(), type: type.rawValue)
         _ = try await self.administration.identity.call(
             Identity.auditRecord, params, options: RPCClient.CallOptions(idempotent: true, requestID: context.requestID, origin: context.origin))
     }

@@ -48,7 +48,7 @@ struct GuestReaper: Service {
         let seconds = Int(self.interval.components.seconds)
         let window = Int(now.timeIntervalSince1970) / seconds
         let key = "latchkey:guest-reaper:\(self.timeToLive):\(window)"
-        let reply = try await self.redis.command(["SET", key, UUID().lowercasedText, "NX", "EX", "\(seconds * 2)"])
+        let reply = try await self.redis.command(["SET", key, UUID.random().lowercasedText, "NX", "EX", "\(seconds * 2)"])
         return !reply.isNull
     }
 

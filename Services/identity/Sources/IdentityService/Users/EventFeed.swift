@@ -3,6 +3,7 @@ import FoundationEssentials
 import IdentityAPI
 import Postgres
 import ServiceProtocol
+import TextCoding
 
 /// The feed of user lifecycle events for other services (DESIGN.md section 9.4): an outbox
 /// table, `identity.user_events`, written in the transaction of each change and read in
@@ -28,7 +29,7 @@ struct EventFeed: Sendable {
     /// Appends one event in the caller's transaction (its last statement).
     /// `id` names the event: appending the same id again adds nothing (a retried call).
     static func append(
-        _ type: UserEventType, user: UUID, data: [String: AuditValue] = [:], id: UUID = UUID(), on connection: PostgresConnection
+        _ type: UserEventType, user: UUID, data: [String: AuditValue] = [:], id: UUID = .random(), on connection: PostgresConnection
     ) async throws {
         try await connection.execute(Self.appendStatement, Self.bindings(type, user: user, data: data, id: id))
     }
@@ -42,10 +43,7 @@ struct EventFeed: Sendable {
         """
 
     static func bindings(_ type: UserEventType, user: UUID, data: [String: AuditValue], id: UUID) -> [PostgresValue] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let json = String(decoding: (try? encoder.encode(data)) ?? Data("{}".utf8), as: UTF8.self)
-        return [.uuid(id), .text(type.rawValue), .uuid(user), .text(json)]
+        [.uuid(id), .text(type.rawValue), .uuid(user), .text(data.jsonText)]
     }
 
     /// Appends one event in a transaction of its own (an event of a change another service

@@ -4,6 +4,7 @@ import IdentityAPI
 import FoundationEssentials
 import Postgres
 import ServiceProtocol
+import TextCoding
 
 /// Reads and changes provider identities in `identity.identities`, and the users they create
 /// or join. Concurrent first sign-ins of one `(provider, subject)` serialise on an advisory
@@ -140,7 +141,7 @@ struct IdentityStore: Sendable {
                 try await EventFeed.append(.guestUpgraded, user: guest, data: ["provider": .string(identity.provider.rawValue)], on: connection)
                 return .createdUser(guest)
             }
-            let userID = UUID()
+            let userID = UUID.random()
             try await connection.execute(
                 "INSERT INTO identity.users (id, email, email_verified, display_name) VALUES ($1, $2, $3, $4)",
                 [

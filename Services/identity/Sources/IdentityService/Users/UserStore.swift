@@ -20,7 +20,7 @@ struct UserStore: Sendable {
 
     /// A new guest: no email, name or identity until it signs in with a provider.
     func createGuest(context: RPCRequestContext? = nil) async throws -> User {
-        let id = UUID()
+        let id = UUID.random()
         try await self.postgres.withTransaction { connection in
             try await connection.execute("INSERT INTO identity.users (id, is_guest) VALUES ($1, true)", [.uuid(id)])
             try await self.audit.record(AuditEntry(.guestCreated, userID: id, context: context), on: connection)
