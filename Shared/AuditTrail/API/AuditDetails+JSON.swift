@@ -7,11 +7,11 @@ extension Dictionary where Key == String, Value == AuditValue {
     public var jsonText: String {
         var json = JSONBytes(capacity: 16 + 48 * self.count)
         json.write(byte: UInt8(ascii: "{"))
-        for (index, key) in self.keys.sorted().enumerated() {
+        for (index, member) in self.sorted(by: { $0.key < $1.key }).enumerated() {
             if index > 0 { json.write(byte: UInt8(ascii: ",")) }
-            JSONString.write(key, to: &json)
+            JSONString.write(member.key, to: &json)
             json.write(byte: UInt8(ascii: ":"))
-            switch self[key]! {
+            switch member.value {
             case .string(let text): JSONString.write(text, to: &json)
             case .int(let number):
                 json.write(atMost: DecimalDigits.maximumCount) { DecimalDigits.write(Int64(number), to: $0) }

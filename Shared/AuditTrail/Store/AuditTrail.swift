@@ -38,9 +38,6 @@ public struct AuditEntry: Sendable {
         entry.userAgent = nil
         return entry
     }
-
-    /// `details` as JSON text for a `jsonb` parameter.
-    var detailsJSON: String { self.details.jsonText }
 }
 
 /// A service's audit trail: its `<schema>.audit_events` table (each service records the events
@@ -67,7 +64,7 @@ public struct AuditTrail: Sendable {
     static func bindings(_ entry: AuditEntry) -> [PostgresValue] {
         [
             .uuid(entry.id), .text(entry.type.rawValue), PostgresValue(entry.userID), PostgresValue(entry.sessionID),
-            PostgresValue(entry.ip), PostgresValue(entry.userAgent), PostgresValue(entry.requestID), .text(entry.detailsJSON),
+            PostgresValue(entry.ip), PostgresValue(entry.userAgent), PostgresValue(entry.requestID), .text(entry.details.jsonText),
         ]
     }
 
@@ -101,7 +98,7 @@ public struct AuditTrail: Sendable {
     public static func selectBindings(_ entry: AuditEntry) -> [PostgresValue] {
         [
             .uuid(entry.id), .text(entry.type.rawValue), PostgresValue(entry.ip), PostgresValue(entry.userAgent),
-            PostgresValue(entry.requestID), .text(entry.detailsJSON),
+            PostgresValue(entry.requestID), .text(entry.details.jsonText),
         ]
     }
 
