@@ -243,7 +243,7 @@ let package = Package(
                 .product(name: "NIOTestUtils", package: "swift-nio"),
             ]),
         .testTarget(
-            name: "PostgresTests", dependencies: ["Postgres", "TestSupport", logging, metrics, metricsTestKit]),
+            name: "PostgresTests", dependencies: ["Postgres", "ServiceProtocol", "TestSupport", nio, nioPosix, logging, metrics, metricsTestKit]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport", logging, metrics, metricsTestKit]),
         .testTarget(
             name: "ServiceKitTests",

@@ -3,6 +3,8 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import NIOCore
+import NIOPosix
 import Synchronization
 import SystemThreads
 
@@ -12,8 +14,8 @@ import SystemThreads
 /// serves the replies of several connections.
 ///
 /// `await` registers the connection's socket (one-shot: re-armed while a reply is incomplete);
-/// the loop reads the reply under the connection's lock and resumes the caller. `stop()` ends
-/// the thread once no statement waits any more.
+/// the loop reads the reply under the connection's lock and resumes the caller on the event
+/// loop it sent from. `stop()` ends the thread once no statement waits any more.
 ///
 /// A lock, not an actor: every query's reply is handed over here between its thread and its caller.
 final class PostgresReplyLoop: Sendable {
@@ -21,6 +23,8 @@ final class PostgresReplyLoop: Sendable {
         let connection: PostgresConnection
         var statement: StatementInFlight
         let continuation: CheckedContinuation<Result<StatementOutcome, PostgresError>, Never>
+        /// The event loop the statement was sent from (nil off the loops), where its caller goes on.
+        let loop: (any EventLoop)?
     }
 
     private struct State {
@@ -60,10 +64,11 @@ final class PostgresReplyLoop: Sendable {
     func reply(
         to statement: StatementInFlight, on connection: PostgresConnection, socket: Int32
     ) async -> Result<StatementOutcome, PostgresError> {
-        await withCheckedContinuation { continuation in
+        let loop = MultiThreadedEventLoopGroup.currentEventLoop
+        return await withCheckedContinuation { continuation in
             let registered = self.state.withLock { state in
                 guard !state.exited else { return false }
-                state.waiting[socket] = Waiting(connection: connection, statement: statement, continuation: continuation)
+                state.waiting[socket] = Waiting(connection: connection, statement: statement, continuation: continuation, loop: loop)
                 return true
             }
             guard registered else {
@@ -142,6 +147,19 @@ final class PostgresReplyLoop: Sendable {
             return
         }
         self.state.withLock { _ = $0.waiting.removeValue(forKey: socket) }
-        waiting.continuation.resume(returning: outcome)
+        Self.resume(waiting, with: outcome)
+    }
+
+    /// Resumes the caller on the loop it sent from. Resumed from this thread, the services'
+    /// executor would run it on any loop (`EventLoopTaskExecutor`), and an answer written to a
+    /// connection of the other loop would wake that one too: two wake-ups of the process instead
+    /// of one, which is what a request pays when the loops sleep between requests.
+    private static func resume(_ waiting: Waiting, with outcome: Result<StatementOutcome, PostgresError>) {
+        let continuation = waiting.continuation
+        guard let loop = waiting.loop else {
+            continuation.resume(returning: outcome)
+            return
+        }
+        loop.execute { continuation.resume(returning: outcome) }
     }
 }
