@@ -17,29 +17,31 @@ import Testing
             // The first run prepares the statement on the thread pool; the next ones are sent at once.
             _ = try await client.query(sql, [.int(0)])
             for loop in group.makeIterator() {
-                let resumedOn = try await Self.loopsResumedOn(sending: 10, of: sql, with: client, from: loop, executor: executor)
-                #expect(resumedOn == Array(repeating: ObjectIdentifier(loop), count: 10))
+                let sent = try await Self.send(10, of: sql, with: client, from: loop, executor: executor)
+                #expect(sent.map(\.answer) == Array(1...10))
+                #expect(sent.map(\.resumedOn) == Array(repeating: ObjectIdentifier(loop), count: 10))
             }
         }
         try await group.shutdownGracefully()
     }
 
-    /// Runs `count` statements in a task started on `loop` under `executor`, and says on which
-    /// loop the task was after each (nil: on none).
-    private static func loopsResumedOn(
-        sending count: Int, of sql: String, with client: PostgresClient, from loop: any EventLoop, executor: EventLoopTaskExecutor
-    ) async throws -> [ObjectIdentifier?] {
+    /// Runs `count` statements (`sql` with 1, 2, ...) in a task started on `loop` under `executor`,
+    /// and says what each answered and on which loop the task was after it (nil: on none). The
+    /// task runs outside the test's own, so the checks are the caller's.
+    private static func send(
+        _ count: Int, of sql: String, with client: PostgresClient, from loop: any EventLoop, executor: EventLoopTaskExecutor
+    ) async throws -> [(answer: Int, resumedOn: ObjectIdentifier?)] {
         try await withCheckedThrowingContinuation { continuation in
             loop.execute {
                 Task(executorPreference: executor) {
                     do {
-                        var loops: [ObjectIdentifier?] = []
+                        var sent: [(answer: Int, resumedOn: ObjectIdentifier?)] = []
                         for value in 1...count {
                             let row = try await client.query(sql, [.int(value)])[0]
-                            #expect(try row.decode("n", as: Int.self) == value)
-                            loops.append(MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0) })
+                            let answer = try row.decode("n", as: Int.self)
+                            sent.append((answer, MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0) }))
                         }
-                        continuation.resume(returning: loops)
+                        continuation.resume(returning: sent)
                     } catch {
                         continuation.resume(throwing: error)
                     }
