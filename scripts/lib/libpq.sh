@@ -4,7 +4,7 @@
 #
 # Debian's libpq5 is built with both, so every process that loads it also loads about twenty
 # libraries it never calls here (gnutls, krb5, p11-kit, nettle, gmp, sasl2, ldap, ...): about
-# 5 MiB of the four services' memory (docs/benchmarks.md, "libpq without GSSAPI and LDAP").
+# 5 MiB of the four services' memory (docs/benchmarks.md, History: "libpq without GSSAPI and LDAP").
 # The cost: Kerberos (`gssencmode`, GSSAPI authentication) and LDAP lookups of connection
 # parameters are not available to `DATABASE_URL` (docs/deploy.md, "Postgres's client library").
 #
